@@ -1,0 +1,3 @@
+import { runPost } from './main.js';
+
+void runPost();

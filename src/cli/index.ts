@@ -1,0 +1,3 @@
+import { runProcess } from './main.js';
+
+void runProcess();

@@ -1,0 +1,43 @@
+/**
+ * Preflight gates and mid-run checks, as the engine sees them. The engine knows only these
+ * interfaces; `preflight/` implements them and the front doors choose which to pass in.
+ */
+import type { Plan } from '../plan/schema.js';
+import type { ResolvedTarget } from '../injector/injector.js';
+import type { BudgetFigures, JournalEvent } from '../journal/types.js';
+
+export interface GateContext {
+  plan: Plan;
+  /** Current time (ms) from the run's clock. */
+  now: number;
+  /** Targets resolved by the dry run, once known (the blast-radius gate runs after resolution). */
+  targets?: ResolvedTarget[];
+  signal?: AbortSignal;
+  /** Lets a gate record what it decided (e.g. budget figures, queue progress). */
+  record(event: Omit<JournalEvent, 'at'>): void;
+}
+
+export type GateOutcome =
+  | { pass: true; note?: string; budget?: BudgetFigures }
+  | {
+      pass: false;
+      /** `refused`: the plan or policy is wrong; `not-run`: the time is wrong. */
+      verdict: 'refused' | 'not-run';
+      /** Names the rule, the values and the limit. */
+      reason: string;
+      /** Plan field path for annotations, e.g. `blastRadius.maxTargets`. */
+      field?: string;
+    };
+
+export interface Gate {
+  name: string;
+  /** `before-targets` runs before the dry run; `after-targets` once targets are resolved. */
+  stage: 'static' | 'before-targets' | 'after-targets';
+  check(ctx: GateContext): Promise<GateOutcome>;
+}
+
+/** Checked every tick while the fault may be on (e.g. an incident opened): non-null aborts the run. */
+export interface MidRunCheck {
+  name: string;
+  check(now: number, signal?: AbortSignal): Promise<string | null>;
+}

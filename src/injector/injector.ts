@@ -1,0 +1,64 @@
+/**
+ * The narrow interface between the engine and whatever injects faults: AWS FIS in production, the
+ * simulated world in tests. The engine owns the decisions (when to stop, how to verify); an injector
+ * only performs and reports.
+ */
+import type { Plan } from '../plan/schema.js';
+
+/** FIS experiment states, plus `cancelled` (newer than the pinned SDK's enum). */
+export type ExperimentStatus =
+  | 'pending'
+  | 'initiating'
+  | 'running'
+  | 'completed'
+  | 'stopping'
+  | 'stopped'
+  | 'failed'
+  | 'cancelled';
+
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'stopped', 'failed', 'cancelled']);
+
+export interface ExperimentState {
+  status: ExperimentStatus | (string & {});
+  reason?: string;
+  /** FIS's error code when failed/stopped (e.g. `StopConditionTriggered`, `InternalFailure`). */
+  errorCode?: string;
+  /** Per-action status, e.g. `{ partition: 'running' }`. */
+  actions?: Record<string, string>;
+  /** True when FIS reports at least one action actually started (the fault was really injected). */
+  injected?: boolean;
+}
+
+export interface ResolvedTarget {
+  /** Target name in the template. */
+  target: string;
+  arn: string;
+  tags?: Record<string, string>;
+}
+
+export interface RunContext {
+  runId: string;
+  attempt: number;
+  repo?: string;
+  sha?: string;
+}
+
+export interface Injector {
+  /** Creates or updates the experiment template for this plan; returns its id. */
+  provision(plan: Plan, ctx: RunContext): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }>;
+  /** Resolves the targets without injecting (FIS dry run). */
+  resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]>;
+  /** Starts the experiment; idempotent for the same context. */
+  start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }>;
+  /** Reads the experiment's current state. */
+  state(experimentId: string): Promise<ExperimentState>;
+  /** Requests a stop. Resolves when the request was accepted; the engine verifies. */
+  stop(experimentId: string, reason: string): Promise<void>;
+}
+
+/** The lease: a heartbeat that keeps the experiment alive only while the runner is alive. */
+export interface Lease {
+  beat(): Promise<void>;
+  /** Interval between beats, ms. */
+  readonly intervalMs: number;
+}

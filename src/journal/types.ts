@@ -1,0 +1,125 @@
+/**
+ * The journal is the single record of a run: every measurement and event behind the verdict.
+ * Renderers are pure functions of it.
+ */
+export const VERDICTS = ['held', 'deviated', 'aborted', 'inconclusive', 'not-run', 'refused', 'failed'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** Exit codes of SPEC §4: 0 only for held, 2 for refused (and unreadable input). */
+export const EXIT_CODES: Record<Verdict, number> = {
+  held: 0,
+  deviated: 1,
+  aborted: 1,
+  inconclusive: 1,
+  'not-run': 1,
+  refused: 2,
+  failed: 1,
+};
+
+export type Phase = 'preflight' | 'steady' | 'fault' | 'recovery';
+
+export type SliStatus = 'ok' | 'breach' | 'no-data' | 'error';
+
+export interface SliValue {
+  value: number | null;
+  status: SliStatus;
+  /** The bound that applied: e.g. `<= 0.18`, `>= 0.998`, `in [40, 60]`. */
+  bound?: string;
+  query: string;
+  error?: string;
+}
+
+/** One tick: every SLI and expectation measured at one time. */
+export interface Measurement {
+  at: number;
+  /** Seconds since injection (negative during the steady state). */
+  t?: number;
+  phase: Phase;
+  requests: number | null;
+  slis: Record<string, SliValue>;
+  expect?: Record<string, SliValue>;
+}
+
+export type EventType =
+  | 'run-started'
+  | 'preflight'
+  | 'refused'
+  | 'not-run'
+  | 'provision'
+  | 'targets-resolved'
+  | 'steady-state'
+  | 'inject'
+  | 'experiment-state'
+  | 'first-breach'
+  | 'expectation-observed'
+  | 'abort'
+  | 'stop-requested'
+  | 'stop-verified'
+  | 'stop-failed'
+  | 'fault-ended'
+  | 'recovery'
+  | 'signal'
+  | 'error'
+  | 'budget'
+  | 'verdict';
+
+export interface JournalEvent {
+  at: number;
+  type: EventType;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export interface Timings {
+  startedAt?: number;
+  injectedAt?: number;
+  firstBreachAt?: number;
+  stopRequestedAt?: number;
+  stoppedAt?: number;
+  recoveredAt?: number;
+  finishedAt?: number;
+}
+
+export interface BudgetFigures {
+  objective: number;
+  windowMs: number;
+  allowedBadEvents: number;
+  serviceBadEvents: number;
+  chaosAllowance: number;
+  ledgerSpent: number;
+  /** Bad events this run added (measured damage). */
+  debit?: number;
+  remainingAfter?: number;
+}
+
+export interface JournalHeader {
+  kind: 'chaos-gate-journal';
+  version: 1;
+  runId: string;
+  planId: string;
+  planDigest: string;
+  planPath?: string;
+  title: string;
+  service: string;
+  environment: string;
+  /** The SLI bounds and abort rules as written, for renderers. */
+  slis: { name: string; bound: string; steadyBound: string; during: boolean }[];
+  abortRules: { sli: string; op: 'above' | 'below'; threshold: number; forMs: number; count: number }[];
+  intervalMs: number;
+  startedAt: number;
+}
+
+export interface Journal extends JournalHeader {
+  verdict: Verdict | null;
+  reason: string | null;
+  exitCode: number | null;
+  experimentId?: string;
+  templateId?: string;
+  resolvedTargets?: { target: string; arn: string; tags?: Record<string, string> }[];
+  measurements: Measurement[];
+  events: JournalEvent[];
+  timings: Timings;
+  budget?: BudgetFigures;
+  /** True when the final record was written; false for a prefix recovered after a crash. */
+  complete: boolean;
+}

@@ -1,0 +1,28 @@
+/** Durations in plans are strings such as `500ms`, `5s`, `2m`, `1h`, `30d`; internally milliseconds. */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export const DURATION_PATTERN = '^\\s*(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)\\s*$';
+const DURATION_RE = new RegExp(DURATION_PATTERN);
+
+/** Parses a duration string; returns undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = DURATION_RE.exec(text);
+  if (!m || m[1] === undefined || m[2] === undefined) return undefined;
+  const unit = UNIT_MS[m[2]];
+  if (unit === undefined) return undefined;
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** Formats milliseconds back into the shortest exact plan notation (`90s`, `1500ms`, `2m`). */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  if (ms >= 1000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${ms}ms`;
+}

@@ -1,0 +1,287 @@
+/**
+ * The plan file: one experiment, validated by zod. Endpoints and secrets are deliberately absent
+ * (they come from inputs and the environment) so one plan runs against any environment.
+ * `schema/plan.schema.json` is generated from this file (`npm run schema`).
+ */
+import { z } from 'zod';
+import { DURATION_PATTERN, parseDuration } from './duration.js';
+
+/** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
+export const Duration = z
+  .string()
+  .regex(new RegExp(DURATION_PATTERN), { message: 'a duration such as 500ms, 5s, 2m, 1h or 30d' })
+  .transform((s) => parseDuration(s) ?? NaN)
+  .meta({ description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m).' });
+
+const Slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'a slug: lowercase letters, digits and dashes, at most 63' });
+
+const Dimensions = z.record(z.string(), z.string());
+
+/** A CloudWatch metric stat query, or a metric-math expression over such queries. */
+export const CloudWatchSource = z.union([
+  z.strictObject({
+    namespace: z.string().min(1),
+    metricName: z.string().min(1),
+    dimensions: Dimensions.optional(),
+    stat: z.string().min(1).default('Sum'),
+    period: Duration.prefault('60s'),
+    unit: z.string().optional(),
+  }),
+  z.strictObject({
+    expression: z.string().min(1),
+    metrics: z
+      .record(
+        z.string().regex(/^[a-z][a-zA-Z0-9_]*$/, { message: 'a metric-math id (lowercase first letter)' }),
+        z.strictObject({
+          namespace: z.string().min(1),
+          metricName: z.string().min(1),
+          dimensions: Dimensions.optional(),
+          stat: z.string().min(1).default('Sum'),
+        }),
+      )
+      .default({}),
+    period: Duration.prefault('60s'),
+  }),
+]);
+
+/** A selector in PromQL notation, e.g. `http_requests_total{status=~"5.."}`. */
+const Selector = z.string().min(1);
+
+/** An SLI computed from the difference between two scrapes of a `/metrics` endpoint. */
+export const ScrapeSource = z
+  .strictObject({
+    /** URL of the metrics endpoint; `${VAR}` is expanded from the environment. */
+    url: z.string().min(1),
+    /** errors / total over the window (counter increases). */
+    ratio: z.strictObject({ numerator: Selector, denominator: Selector }).optional(),
+    /** Counter increase over the window. */
+    increase: Selector.optional(),
+    /** Counter increase per second over the window. */
+    rate: Selector.optional(),
+    /** Quantile of a histogram's bucket increases, as Prometheus's histogram_quantile. */
+    quantile: z
+      .strictObject({ q: z.number().min(0).max(1), histogram: Selector })
+      .optional(),
+    /** Current value of a gauge (summed over matching series). */
+    gauge: Selector.optional(),
+  })
+  .refine(
+    (s) => [s.ratio, s.increase, s.rate, s.quantile, s.gauge].filter((v) => v !== undefined).length === 1,
+    { message: 'exactly one of ratio, increase, rate, quantile, gauge' },
+  );
+
+/** Where a number comes from: exactly one of prometheus, cloudwatch, scrape. */
+const SourceFields = {
+  prometheus: z.string().min(1).optional(),
+  cloudwatch: CloudWatchSource.optional(),
+  scrape: ScrapeSource.optional(),
+};
+
+const BoundFields = {
+  max: z.number().optional(),
+  min: z.number().optional(),
+  between: z.tuple([z.number(), z.number()]).optional(),
+};
+
+export const Bound = z.strictObject(BoundFields);
+
+function exactlyOneSource(s: { prometheus?: unknown; cloudwatch?: unknown; scrape?: unknown }): boolean {
+  return [s.prometheus, s.cloudwatch, s.scrape].filter((v) => v !== undefined).length === 1;
+}
+function exactlyOneBound(b: { max?: unknown; min?: unknown; between?: unknown }): boolean {
+  return [b.max, b.min, b.between].filter((v) => v !== undefined).length === 1;
+}
+
+export const Sli = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }),
+    description: z.string().optional(),
+    ...SourceFields,
+    ...BoundFields,
+    /** A tighter bound for the steady state (defaults to the SLI's own bound). */
+    steady: Bound.optional(),
+    /** false: only a steady-state check, not evaluated while the fault is on. */
+    during: z.boolean().default(true),
+  })
+  .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
+  .refine(exactlyOneBound, { message: 'exactly one bound: max, min or between' });
+
+/** A positive observation that must be seen while the fault is on (e.g. breaker opened). */
+export const Expectation = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }),
+    description: z.string().optional(),
+    ...SourceFields,
+    /** Seen when a measurement is ≥ atLeast (and/or ≤ atMost). */
+    atLeast: z.number().optional(),
+    atMost: z.number().optional(),
+    /** Must be seen within this time of the injection. */
+    within: Duration,
+  })
+  .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
+  .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, { message: 'atLeast or atMost' });
+
+export const AbortRule = z
+  .strictObject({
+    sli: z.string().min(1),
+    above: z.number().optional(),
+    below: z.number().optional(),
+    for: Duration,
+  })
+  .refine((r) => (r.above === undefined) !== (r.below === undefined), { message: 'exactly one of above, below' });
+
+const TagMap = z.record(z.string(), z.string());
+
+export const BlastRadius = z.strictObject({
+  maxTargets: z.number().int().positive().default(1),
+  maxPercent: z.number().gt(0).max(100).default(100),
+  maxActionDuration: Duration.prefault('60s'),
+  maxRunDuration: Duration.prefault('15m'),
+  requireTags: TagMap.default({}),
+  /** Tag key → forbidden values. */
+  forbidTags: z.record(z.string(), z.array(z.string())).default({ Environment: ['production', 'prod'] }),
+  /** Optional dependency-closure veto from a Backstage service catalog. */
+  catalog: z
+    .strictObject({
+      path: z.string().min(1),
+      /** Entity names (as in `component:default/redis`) the targets belong to. */
+      components: z.array(z.string().min(1)).min(1),
+    })
+    .optional(),
+});
+
+const Window = z.union([
+  z.strictObject({ cron: z.string().min(1), duration: Duration, reason: z.string().min(1) }),
+  z.strictObject({ from: z.string().min(1), to: z.string().min(1), reason: z.string().min(1) }),
+]);
+
+export const IncidentQuery = z
+  .strictObject({
+    prometheus: z.string().min(1).optional(),
+    cloudwatchAlarm: z.string().min(1).optional(),
+  })
+  .refine((q) => (q.prometheus === undefined) !== (q.cloudwatchAlarm === undefined), {
+    message: 'exactly one of prometheus, cloudwatchAlarm',
+  });
+
+export const Schedule = z.strictObject({
+  timezone: z.string().min(1).default('UTC'),
+  allow: z.array(Window).default([]),
+  deny: z.array(Window).default([]),
+  incidents: IncidentQuery.optional(),
+});
+
+const CountQuery = z
+  .strictObject({ prometheus: z.string().min(1).optional(), cloudwatch: CloudWatchSource.optional() })
+  .refine((q) => (q.prometheus === undefined) !== (q.cloudwatch === undefined), {
+    message: 'exactly one of prometheus, cloudwatch',
+  });
+
+export const Budget = z.strictObject({
+  objective: z.number().gt(0).lt(1),
+  window: Duration.prefault('30d'),
+  /** Bad events over the window. */
+  errors: CountQuery,
+  /** All events over the window. */
+  total: CountQuery,
+  chaosShare: z.number().gt(0).max(1).default(0.1),
+});
+
+/** FIS template pieces in FIS's own shape, so an existing template imports as is. */
+export const FisTarget = z.strictObject({
+  resourceType: z.string().min(1),
+  resourceArns: z.array(z.string()).optional(),
+  resourceTags: TagMap.optional(),
+  filters: z.array(z.strictObject({ path: z.string(), values: z.array(z.string()) })).optional(),
+  selectionMode: z.string().regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
+    message: 'ALL, COUNT(n) or PERCENT(n)',
+  }),
+  parameters: z.record(z.string(), z.string()).optional(),
+});
+
+export const FisAction = z.strictObject({
+  actionId: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.string()).optional(),
+  targets: z.record(z.string(), z.string()).optional(),
+  startAfter: z.array(z.string()).optional(),
+});
+
+export const Fis = z.strictObject({
+  roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, { message: 'an IAM role ARN' }),
+  description: z.string().optional(),
+  targets: z.record(z.string(), FisTarget),
+  actions: z.record(z.string(), FisAction),
+  /** Extra stop conditions: CloudWatch alarm ARNs. */
+  stopConditions: z.array(z.string().regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' })).default([]),
+  emptyTargetResolutionMode: z.enum(['fail', 'skip']).optional(),
+  reportConfiguration: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Inputs of the regional failover model (SPEC §9.2). */
+export const Failover = z.strictObject({
+  every: z.number().positive(),
+  failures: z.number().int().positive(),
+  depth: z.enum(['shallow', 'deep']),
+  ttl: z.number().positive(),
+  capacity: z.enum(['full', 'half', 'zero']),
+  replication: z.enum(['async', 'sync']),
+  fault: z.enum(['region', 'model']).default('region'),
+  minServed: z.number().min(0).max(100).default(70),
+  maxFailover: z.number().positive().default(15),
+});
+
+export const Hypothesis = z.strictObject({
+  interval: Duration.prefault('1s'),
+  minRequests: z.number().int().nonnegative().default(0),
+  /** Request count per window; below minRequests the window is no-data. */
+  requests: z
+    .strictObject({ ...SourceFields })
+    .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
+    .optional(),
+  slis: z.array(Sli).min(1, { message: 'at least one SLI' }),
+  expect: z.array(Expectation).default([]),
+  steadyState: z.strictObject({ duration: Duration }),
+  recovery: z.strictObject({ within: Duration }),
+});
+
+export const Plan = z.strictObject({
+  version: z.literal(1),
+  id: Slug,
+  title: z.string().min(1),
+  service: z.string().min(1),
+  environment: z.string().min(1),
+  owner: z.string().min(1),
+  description: z.string().optional(),
+  hypothesis: Hypothesis,
+  abort: z.strictObject({
+    rules: z.array(AbortRule),
+    blindAfter: z.number().int().positive().default(3),
+  }),
+  blastRadius: BlastRadius.prefault({}),
+  schedule: Schedule.prefault({}),
+  budget: Budget.optional(),
+  fis: Fis,
+  failover: Failover.optional(),
+});
+
+export type Plan = z.output<typeof Plan>;
+export type PlanInput = z.input<typeof Plan>;
+export type Sli = z.output<typeof Sli>;
+export type Expectation = z.output<typeof Expectation>;
+export type AbortRule = z.output<typeof AbortRule>;
+export type CloudWatchSource = z.output<typeof CloudWatchSource>;
+export type ScrapeSource = z.output<typeof ScrapeSource>;
+export type Bound = z.output<typeof Bound>;
+export type FisTarget = z.output<typeof FisTarget>;
+export type FisAction = z.output<typeof FisAction>;
+export type Failover = z.output<typeof Failover>;
+
+/** The source of a number: exactly one of these is set. */
+export interface SourceSpec {
+  prometheus?: string | undefined;
+  cloudwatch?: CloudWatchSource | undefined;
+  scrape?: ScrapeSource | undefined;
+}
