@@ -1,0 +1,330 @@
+/**
+ * The real injector: AWS FIS. It provisions the plan's template (reuse / update / repair-or-refuse drift),
+ * resolves targets with a dry run that can never inject, starts the experiment idempotently, reads its
+ * state and requests stops. Decisions (when to stop, how long to verify) belong to the engine.
+ */
+import {
+  CreateExperimentTemplateCommand,
+  GetExperimentCommand,
+  GetExperimentTemplateCommand,
+  ListExperimentResolvedTargetsCommand,
+  ListExperimentTemplatesCommand,
+  StartExperimentCommand,
+  StopExperimentCommand,
+  TagResourceCommand,
+  UpdateExperimentTemplateCommand,
+  type CreateExperimentTemplateCommandInput,
+  type Experiment,
+  type ExperimentTemplateSummary,
+  type FisClient,
+  type StartExperimentCommandInput,
+  type UpdateExperimentTemplateCommandInput,
+} from '@aws-sdk/client-fis';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { Plan } from '../../plan/schema.js';
+import type { Clock } from '../../clock/clock.js';
+import type { ExperimentState, Injector, ResolvedTarget, RunContext } from '../injector.js';
+import type { FisInputExtensions } from './patches.js';
+import {
+  TAG_DIGEST,
+  TAG_PLAN,
+  TAG_PLAN_DIGEST,
+  TAG_REPO,
+  TAG_RUN,
+  TAG_SERVICE,
+  TAG_SHA,
+  TemplateError,
+  clientToken,
+  contentDigest,
+  contentOfTemplate,
+  templateContent,
+  type TemplateContent,
+} from './template.js';
+import { alarmNameFromArn, alarmStates, ensureKillSwitchAlarm, ensureLeaseAlarm, KILL_SWITCH_ALARM } from './alarms.js';
+
+/** A refusal raised by the injector before anything was injected (the engine maps it to `refused`). */
+export class InjectorRefusal extends Error {
+  override name = 'InjectorRefusal';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface FisInjectorOptions {
+  fis: FisClient;
+  cloudwatch: CloudWatchClient;
+  region: string;
+  clock: Clock;
+  /** What to do with a template edited by hand since chaos-gate wrote it. */
+  drift?: 'repair' | 'refuse';
+  /** How long `start` waits for the lease alarm to turn OK after the first heartbeats. */
+  leaseWarmupMs?: number;
+  /** How long the dry run waits for FIS to resolve targets. */
+  dryRunTimeoutMs?: number;
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+const DRY_RUN_DONE = new Set(['completed', 'stopped', 'failed', 'cancelled', 'running']);
+
+function tagsOf(plan: Plan, ctx: RunContext): Record<string, string> {
+  const tags: Record<string, string> = { [TAG_PLAN]: plan.id, [TAG_RUN]: ctx.runId, [TAG_SERVICE]: plan.service };
+  if (ctx.repo) tags[TAG_REPO] = ctx.repo;
+  if (ctx.sha) tags[TAG_SHA] = ctx.sha;
+  return tags;
+}
+
+/** Maps FIS's experiment to the engine's view, including whether any action really ran. */
+export function experimentState(e: Experiment | undefined): ExperimentState {
+  const state = (e?.state ?? {}) as { status?: string; reason?: string; error?: { code?: string } };
+  const actions: Record<string, string> = {};
+  let injected = false;
+  for (const [name, a] of Object.entries(e?.actions ?? {})) {
+    const status = a.state?.status ?? 'unknown';
+    actions[name] = status;
+    if (status === 'running' || status === 'completed' || (a.startTime && status !== 'skipped' && status !== 'pending')) {
+      injected = true;
+    }
+  }
+  const out: ExperimentState = { status: state.status ?? 'unknown', actions, injected };
+  if (state.reason) out.reason = state.reason;
+  if (state.error?.code) out.errorCode = state.error.code;
+  return out;
+}
+
+export class FisInjector implements Injector {
+  private readonly fis: FisClient;
+  private readonly cw: CloudWatchClient;
+  private readonly log: (line: string) => void;
+  /** Alarm ARNs of the current plan's stop conditions, known after provision. */
+  private stopAlarmNames: string[] = [];
+  private leaseAlarm = '';
+
+  constructor(private readonly opts: FisInjectorOptions) {
+    this.fis = opts.fis;
+    this.cw = opts.cloudwatch;
+    this.log = opts.log ?? (() => undefined);
+  }
+
+  async provision(
+    plan: Plan,
+    ctx: RunContext,
+  ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }> {
+    const lease = await ensureLeaseAlarm(this.cw, plan.id);
+    const kill = await ensureKillSwitchAlarm(this.cw);
+    let content: TemplateContent;
+    try {
+      content = templateContent(plan, { lease: lease.AlarmArn ?? '', killSwitch: kill.AlarmArn ?? '' });
+    } catch (error) {
+      if (error instanceof TemplateError) throw new InjectorRefusal(error.message, 'fis.stopConditions');
+      throw error;
+    }
+    this.stopAlarmNames = content.stopConditions.map((s) => alarmNameFromArn(s.value ?? ''));
+    this.leaseAlarm = lease.AlarmName ?? '';
+    const digest = contentDigest(content);
+    const existing = await this.findTemplate(plan.id);
+    if (!existing?.id) {
+      const input = {
+        clientToken: clientToken('template', plan.id, digest, ctx.runId),
+        description: content.description,
+        roleArn: content.roleArn,
+        targets: content.targets as CreateExperimentTemplateCommandInput['targets'],
+        actions: content.actions as CreateExperimentTemplateCommandInput['actions'],
+        stopConditions: content.stopConditions as CreateExperimentTemplateCommandInput['stopConditions'],
+        tags: { [TAG_PLAN]: plan.id, [TAG_DIGEST]: digest, [TAG_SERVICE]: plan.service },
+        ...(content.emptyTargetResolutionMode
+          ? { experimentOptions: { emptyTargetResolutionMode: content.emptyTargetResolutionMode as 'fail' | 'skip' } }
+          : {}),
+      };
+      const out = await this.fis.send(new CreateExperimentTemplateCommand(input as CreateExperimentTemplateCommandInput));
+      const id = out.experimentTemplate?.id;
+      if (!id) throw new Error('FIS CreateExperimentTemplate returned no template id');
+      this.log(`created FIS template ${id} for plan ${plan.id}`);
+      return { templateId: id, action: 'created' };
+    }
+    const id = existing.id;
+    const current = await this.fis.send(new GetExperimentTemplateCommand({ id }));
+    const actual = contentOfTemplate(
+      (current.experimentTemplate ?? {}) as Parameters<typeof contentOfTemplate>[0],
+    );
+    const actualDigest = contentDigest(actual);
+    const taggedDigest = existing.tags?.[TAG_DIGEST];
+    if (actualDigest === digest && taggedDigest === digest) return { templateId: id, action: 'reused' };
+    const drifted = taggedDigest !== actualDigest;
+    if (drifted && (this.opts.drift ?? 'repair') === 'refuse') {
+      throw new InjectorRefusal(
+        `FIS template ${id} for plan ${plan.id} was edited outside chaos-gate (content digest ${actualDigest} ≠ tagged ${taggedDigest ?? 'none'}); ` +
+          `refusing to run with drift=refuse — inspect it with 'aws fis get-experiment-template --id ${id}'`,
+        'fis',
+      );
+    }
+    const update = {
+      id,
+      description: content.description,
+      roleArn: content.roleArn,
+      targets: content.targets as UpdateExperimentTemplateCommandInput['targets'],
+      actions: content.actions as UpdateExperimentTemplateCommandInput['actions'],
+      stopConditions: content.stopConditions as UpdateExperimentTemplateCommandInput['stopConditions'],
+      experimentOptions: {
+        emptyTargetResolutionMode: (content.emptyTargetResolutionMode ?? 'fail') as 'fail' | 'skip',
+      },
+    };
+    await this.fis.send(new UpdateExperimentTemplateCommand(update as UpdateExperimentTemplateCommandInput));
+    // The pinned client's summaries lack `arn`; build it from the account in our own alarm's ARN.
+    const account = (lease.AlarmArn ?? '').split(':')[4] ?? '';
+    const partition = (lease.AlarmArn ?? '').split(':')[1] ?? 'aws';
+    const templateArn = `arn:${partition}:fis:${this.opts.region}:${account}:experiment-template/${id}`;
+    await this.fis.send(new TagResourceCommand({ resourceArn: templateArn, tags: { [TAG_DIGEST]: digest } }));
+    // The gate verifies its own scope: read the template back and compare before anything starts.
+    const verify = await this.fis.send(new GetExperimentTemplateCommand({ id }));
+    const after = contentDigest(
+      contentOfTemplate((verify.experimentTemplate ?? {}) as Parameters<typeof contentOfTemplate>[0]),
+    );
+    if (after !== digest) {
+      throw new InjectorRefusal(
+        `FIS template ${id} still differs from plan ${plan.id} after the update (digest ${after} ≠ ${digest}); refusing to start`,
+        'fis',
+      );
+    }
+    const action = drifted ? 'repaired' : 'updated';
+    this.log(`${action} FIS template ${id} for plan ${plan.id}`);
+    return { templateId: id, action };
+  }
+
+  private async findTemplate(planId: string): Promise<ExperimentTemplateSummary | undefined> {
+    let nextToken: string | undefined;
+    const found: ExperimentTemplateSummary[] = [];
+    do {
+      const page = await this.fis.send(
+        new ListExperimentTemplatesCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+      );
+      for (const t of page.experimentTemplates ?? []) if (t.tags?.[TAG_PLAN] === planId) found.push(t);
+      nextToken = page.nextToken;
+    } while (nextToken);
+    // Several templates for one plan means someone copied tags by hand; use the newest, deterministically.
+    found.sort((a, b) => (b.lastUpdateTime?.getTime() ?? 0) - (a.lastUpdateTime?.getTime() ?? 0));
+    return found[0];
+  }
+
+  async resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]> {
+    const input: StartExperimentCommandInput & FisInputExtensions = {
+      clientToken: clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id),
+      experimentTemplateId: templateId,
+      tags: { ...tagsOf(plan, ctx), 'chaos-gate:dry-run': 'true' },
+      experimentOptions: { actionsMode: 'skip-all' },
+    };
+    const started = await this.fis.send(new StartExperimentCommand(input));
+    const experiment = started.experiment;
+    const id = experiment?.id;
+    if (!id) throw new Error('FIS StartExperiment (dry run) returned no experiment id');
+    const mode = (experiment?.experimentOptions as { actionsMode?: string } | undefined)?.actionsMode;
+    if (mode !== 'skip-all') {
+      // The endpoint ignored the dry-run option: this experiment may be injecting for real. Stop it now.
+      await this.stop(id, 'dry run was not honoured').catch(() => undefined);
+      throw new InjectorRefusal(
+        `FIS answered the dry run of ${templateId} with actionsMode ${mode ?? '(absent)'} instead of skip-all; ` +
+          `experiment ${id} was stopped at once and nothing else will start. Check that the FIS endpoint supports ` +
+          `experimentOptions.actionsMode (aws fis get-experiment --id ${id})`,
+        'fis',
+      );
+    }
+    const deadline = this.opts.clock.now() + (this.opts.dryRunTimeoutMs ?? 60_000);
+    let status = experiment.state?.status as string | undefined;
+    while (!DRY_RUN_DONE.has(status ?? '') && this.opts.clock.now() < deadline) {
+      await this.opts.clock.sleep(this.opts.pollMs ?? 500);
+      const got = await this.fis.send(new GetExperimentCommand({ id }));
+      status = got.experiment?.state?.status as string | undefined;
+      if (status === 'failed') {
+        const err = (got.experiment?.state as { error?: { code?: string } } | undefined)?.error?.code;
+        throw new InjectorRefusal(
+          `FIS could not resolve the targets of ${templateId}: dry run ${id} failed (${err ?? 'no error code'}: ${got.experiment?.state?.reason ?? ''})`,
+          'fis.targets',
+        );
+      }
+    }
+    const targets: ResolvedTarget[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.fis.send(
+        new ListExperimentResolvedTargetsCommand({ experimentId: id, maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+      );
+      for (const r of page.resolvedTargets ?? []) {
+        const info = r.targetInformation ?? {};
+        const arn = info.arn ?? info.resourceArn ?? Object.values(info)[0] ?? '';
+        const target: ResolvedTarget = { target: r.targetName ?? '', arn };
+        if (info.tags) {
+          try {
+            target.tags = JSON.parse(info.tags) as Record<string, string>;
+          } catch {
+            // Opaque target information (the keys are undocumented); tags are then unknown.
+          }
+        }
+        targets.push(target);
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return targets;
+  }
+
+  async start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }> {
+    await this.requireAlarmsOk();
+    const out = await this.fis.send(
+      new StartExperimentCommand({
+        clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
+        experimentTemplateId: templateId,
+        tags: tagsOf(plan, ctx),
+      }),
+    );
+    const id = out.experiment?.id;
+    if (!id) throw new Error('FIS StartExperiment returned no experiment id');
+    return { experimentId: id };
+  }
+
+  /** SPEC §6.1: every stop-condition alarm must be OK before StartExperiment. */
+  private async requireAlarmsOk(): Promise<void> {
+    const deadline = this.opts.clock.now() + (this.opts.leaseWarmupMs ?? 30_000);
+    while (true) {
+      const states = await alarmStates(this.cw, this.stopAlarmNames);
+      const bad = this.stopAlarmNames
+        .map((name) => ({ name, state: states.get(name)?.StateValue ?? 'missing' }))
+        .filter((a) => a.state !== 'OK');
+      if (bad.length === 0) return;
+      const onlyLease = bad.every((a) => a.name === this.leaseAlarm);
+      if (bad.some((a) => a.name === KILL_SWITCH_ALARM && a.state === 'ALARM')) {
+        throw new InjectorRefusal(
+          `the chaos-gate kill switch is engaged (alarm ${KILL_SWITCH_ALARM} is ALARM); release it with 'chaos-gate kill --release'`,
+        );
+      }
+      // The lease alarm turns OK once heartbeats arrive; wait for it, but nothing else.
+      if (!onlyLease || this.opts.clock.now() >= deadline) {
+        throw new InjectorRefusal(
+          `stop-condition alarms must be OK before the experiment starts: ${bad.map((a) => `${a.name}=${a.state}`).join(', ')}`,
+          'fis.stopConditions',
+        );
+      }
+      await this.opts.clock.sleep(1000);
+    }
+  }
+
+  async state(experimentId: string): Promise<ExperimentState> {
+    const out = await this.fis.send(new GetExperimentCommand({ id: experimentId }));
+    return experimentState(out.experiment);
+  }
+
+  async stop(experimentId: string, _reason: string): Promise<void> {
+    try {
+      await this.fis.send(new StopExperimentCommand({ id: experimentId }));
+    } catch (error) {
+      // Stopping an experiment that already ended is not a failure: the engine verifies the state next.
+      const name = (error as { name?: string }).name;
+      if (name === 'ValidationException' || name === 'ConflictException') {
+        const state = await this.state(experimentId);
+        if (['completed', 'stopped', 'failed', 'cancelled'].includes(state.status)) return;
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The FIS safety lever (GetSafetyLever / UpdateSafetyLeverState) is missing from the pinned client, so
+ * these two requests are built and SigV4-signed here with the client's own credentials, exactly as the
+ * SDK would sign them (service `fis`). Where the endpoint does not know the lever (404/unknown
+ * operation), callers learn `unavailable` and carry on with the alarm-based kill switch.
+ */
+import type { FisClient } from '@aws-sdk/client-fis';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { HttpRequest } from '@smithy/protocol-http';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { fisEndpoint } from '../aws/clients.js';
+
+export type LeverState = 'engaged' | 'disengaged' | 'engaging' | 'disengaging';
+
+export type LeverResult =
+  | { available: true; state: LeverState | string; reason?: string }
+  | { available: false; detail: string };
+
+async function signedFetch(
+  client: FisClient,
+  region: string,
+  method: 'GET' | 'PATCH',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> | null; text: string }> {
+  const endpoint = new URL(fisEndpoint(region));
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const request = new HttpRequest({
+    method,
+    protocol: endpoint.protocol,
+    hostname: endpoint.hostname,
+    ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+    path,
+    headers: {
+      host: endpoint.host,
+      ...(payload !== undefined
+        ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+        : {}),
+    },
+    ...(payload !== undefined ? { body: payload } : {}),
+  });
+  const signer = new SignatureV4({
+    credentials: client.config.credentials,
+    region,
+    service: 'fis',
+    sha256: Sha256,
+  });
+  const signed = await signer.sign(request);
+  const url = `${endpoint.protocol}//${endpoint.host}${path}`;
+  const init: RequestInit = { method, headers: signed.headers as Record<string, string> };
+  if (payload !== undefined) init.body = payload;
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = null;
+  }
+  return { status: response.status, json, text };
+}
+
+function leverFrom(json: Record<string, unknown> | null): { state: string; reason?: string } | undefined {
+  const lever = json?.safetyLever as { state?: { status?: string; reason?: string } } | undefined;
+  const status = lever?.state?.status;
+  if (typeof status !== 'string') return undefined;
+  return lever?.state?.reason ? { state: status, reason: lever.state.reason } : { state: status };
+}
+
+/** Reads the account's default safety lever. */
+export async function getSafetyLever(client: FisClient, region: string): Promise<LeverResult> {
+  try {
+    const r = await signedFetch(client, region, 'GET', '/safetyLevers/default');
+    const lever = leverFrom(r.json);
+    if (r.status === 200 && lever) return { available: true, ...lever };
+    return { available: false, detail: `GetSafetyLever answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
+  } catch (error) {
+    return { available: false, detail: `GetSafetyLever failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** Engages or disengages the default safety lever. */
+export async function updateSafetyLever(
+  client: FisClient,
+  region: string,
+  status: 'engaged' | 'disengaged',
+  reason: string,
+): Promise<LeverResult> {
+  try {
+    const r = await signedFetch(client, region, 'PATCH', '/safetyLevers/default/state', {
+      state: { status, reason },
+    });
+    const lever = leverFrom(r.json);
+    if (r.status === 200 && lever) return { available: true, ...lever };
+    return { available: false, detail: `UpdateSafetyLeverState answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
+  } catch (error) {
+    return {
+      available: false,
+      detail: `UpdateSafetyLeverState failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
