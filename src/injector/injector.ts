@@ -7,16 +7,14 @@ import type { Plan } from '../plan/schema.js';
 
 /** FIS experiment states, plus `cancelled` (newer than the pinned SDK's enum). */
 export type ExperimentStatus =
-  | 'pending'
-  | 'initiating'
-  | 'running'
-  | 'completed'
-  | 'stopping'
-  | 'stopped'
-  | 'failed'
-  | 'cancelled';
+  'pending' | 'initiating' | 'running' | 'completed' | 'stopping' | 'stopped' | 'failed' | 'cancelled';
 
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'stopped', 'failed', 'cancelled']);
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'stopped',
+  'failed',
+  'cancelled',
+]);
 
 export interface ExperimentState {
   status: ExperimentStatus | (string & {});
@@ -45,7 +43,10 @@ export interface RunContext {
 
 export interface Injector {
   /** Creates or updates the experiment template for this plan; returns its id. */
-  provision(plan: Plan, ctx: RunContext): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }>;
+  provision(
+    plan: Plan,
+    ctx: RunContext,
+  ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }>;
   /** Resolves the targets without injecting (FIS dry run). */
   resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]>;
   /** Starts the experiment; idempotent for the same context. */

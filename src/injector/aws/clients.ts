@@ -31,7 +31,10 @@ export function resolveRegion(opts: AwsOptions = {}): string {
 
 /** The FIS endpoint a signed request outside the typed client must go to (safety lever). */
 export function fisEndpoint(region: string, env: NodeJS.ProcessEnv = process.env): string {
-  return (env.AWS_ENDPOINT_URL_FIS || env.AWS_ENDPOINT_URL || `https://fis.${region}.amazonaws.com`).replace(/\/+$/, '');
+  return (env.AWS_ENDPOINT_URL_FIS || env.AWS_ENDPOINT_URL || `https://fis.${region}.amazonaws.com`).replace(
+    /\/+$/,
+    '',
+  );
 }
 
 export function createAwsClients(opts: AwsOptions = {}): AwsClients {

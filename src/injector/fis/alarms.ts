@@ -64,7 +64,8 @@ export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Pr
     existing.MetricName === wanted.MetricName;
   if (!same) await cw.send(new PutMetricAlarmCommand(wanted));
   const alarm = (await describe(cw, [name]))[0];
-  if (!alarm?.AlarmArn) throw new Error(`CloudWatch did not return the lease alarm ${name} after PutMetricAlarm`);
+  if (!alarm?.AlarmArn)
+    throw new Error(`CloudWatch did not return the lease alarm ${name} after PutMetricAlarm`);
   return alarm;
 }
 
@@ -100,7 +101,8 @@ export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<Metri
     );
     alarm = (await describe(cw, [KILL_SWITCH_ALARM]))[0];
   }
-  if (!alarm?.AlarmArn) throw new Error(`CloudWatch did not return the kill-switch alarm ${KILL_SWITCH_ALARM}`);
+  if (!alarm?.AlarmArn)
+    throw new Error(`CloudWatch did not return the kill-switch alarm ${KILL_SWITCH_ALARM}`);
   return alarm;
 }
 

@@ -40,7 +40,13 @@ import {
   templateContent,
   type TemplateContent,
 } from './template.js';
-import { alarmNameFromArn, alarmStates, ensureKillSwitchAlarm, ensureLeaseAlarm, KILL_SWITCH_ALARM } from './alarms.js';
+import {
+  alarmNameFromArn,
+  alarmStates,
+  ensureKillSwitchAlarm,
+  ensureLeaseAlarm,
+  KILL_SWITCH_ALARM,
+} from './alarms.js';
 
 /** A refusal raised by the injector before anything was injected (the engine maps it to `refused`). */
 export class InjectorRefusal extends Error {
@@ -71,7 +77,11 @@ export interface FisInjectorOptions {
 const DRY_RUN_DONE = new Set(['completed', 'stopped', 'failed', 'cancelled', 'running']);
 
 function tagsOf(plan: Plan, ctx: RunContext): Record<string, string> {
-  const tags: Record<string, string> = { [TAG_PLAN]: plan.id, [TAG_RUN]: ctx.runId, [TAG_SERVICE]: plan.service };
+  const tags: Record<string, string> = {
+    [TAG_PLAN]: plan.id,
+    [TAG_RUN]: ctx.runId,
+    [TAG_SERVICE]: plan.service,
+  };
   if (ctx.repo) tags[TAG_REPO] = ctx.repo;
   if (ctx.sha) tags[TAG_SHA] = ctx.sha;
   return tags;
@@ -85,7 +95,11 @@ export function experimentState(e: Experiment | undefined): ExperimentState {
   for (const [name, a] of Object.entries(e?.actions ?? {})) {
     const status = a.state?.status ?? 'unknown';
     actions[name] = status;
-    if (status === 'running' || status === 'completed' || (a.startTime && status !== 'skipped' && status !== 'pending')) {
+    if (
+      status === 'running' ||
+      status === 'completed' ||
+      (a.startTime && status !== 'skipped' && status !== 'pending')
+    ) {
       injected = true;
     }
   }
@@ -136,10 +150,16 @@ export class FisInjector implements Injector {
         stopConditions: content.stopConditions as CreateExperimentTemplateCommandInput['stopConditions'],
         tags: { [TAG_PLAN]: plan.id, [TAG_DIGEST]: digest, [TAG_SERVICE]: plan.service },
         ...(content.emptyTargetResolutionMode
-          ? { experimentOptions: { emptyTargetResolutionMode: content.emptyTargetResolutionMode as 'fail' | 'skip' } }
+          ? {
+              experimentOptions: {
+                emptyTargetResolutionMode: content.emptyTargetResolutionMode as 'fail' | 'skip',
+              },
+            }
           : {}),
       };
-      const out = await this.fis.send(new CreateExperimentTemplateCommand(input as CreateExperimentTemplateCommandInput));
+      const out = await this.fis.send(
+        new CreateExperimentTemplateCommand(input as CreateExperimentTemplateCommandInput),
+      );
       const id = out.experimentTemplate?.id;
       if (!id) throw new Error('FIS CreateExperimentTemplate returned no template id');
       this.log(`created FIS template ${id} for plan ${plan.id}`);
@@ -249,7 +269,11 @@ export class FisInjector implements Injector {
     let nextToken: string | undefined;
     do {
       const page = await this.fis.send(
-        new ListExperimentResolvedTargetsCommand({ experimentId: id, maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+        new ListExperimentResolvedTargetsCommand({
+          experimentId: id,
+          maxResults: 100,
+          ...(nextToken ? { nextToken } : {}),
+        }),
       );
       for (const r of page.resolvedTargets ?? []) {
         const info = r.targetInformation ?? {};

@@ -29,7 +29,9 @@ async function liveChaosGateExperiments(fis: FisClient): Promise<{ id: string; p
   const live: { id: string; plan: string }[] = [];
   let nextToken: string | undefined;
   do {
-    const page = await fis.send(new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }));
+    const page = await fis.send(
+      new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+    );
     for (const e of page.experiments ?? []) {
       const plan = e.tags?.[TAG_PLAN];
       if (e.id && plan && LIVE.has(String(e.state?.status))) live.push({ id: e.id, plan });
@@ -46,9 +48,15 @@ export async function engageKillSwitch(
   const { fis, cloudwatch: cw, region } = clients;
   await ensureKillSwitchAlarm(cw);
   // The datapoint keeps the alarm in ALARM through later evaluations; SetAlarmState makes it immediate.
-  await cw.send(new PutMetricDataCommand({ Namespace: NAMESPACE, MetricData: [{ MetricName: KILL_METRIC, Value: 1 }] }));
   await cw.send(
-    new SetAlarmStateCommand({ AlarmName: KILL_SWITCH_ALARM, StateValue: 'ALARM', StateReason: `chaos-gate kill: ${reason}` }),
+    new PutMetricDataCommand({ Namespace: NAMESPACE, MetricData: [{ MetricName: KILL_METRIC, Value: 1 }] }),
+  );
+  await cw.send(
+    new SetAlarmStateCommand({
+      AlarmName: KILL_SWITCH_ALARM,
+      StateValue: 'ALARM',
+      StateReason: `chaos-gate kill: ${reason}`,
+    }),
   );
   const lever = await updateSafetyLever(fis, region, 'engaged', `chaos-gate kill: ${reason}`.slice(0, 500));
   const report: KillReport = { stopped: [], failed: [], alarm: 'ALARM', lever };
@@ -69,13 +77,24 @@ export async function releaseKillSwitch(
 ): Promise<{ alarm: string; lever: LeverResult }> {
   const { fis, cloudwatch: cw, region } = clients;
   await ensureKillSwitchAlarm(cw);
-  await cw.send(new PutMetricDataCommand({ Namespace: NAMESPACE, MetricData: [{ MetricName: KILL_METRIC, Value: 0 }] }));
   await cw.send(
-    new SetAlarmStateCommand({ AlarmName: KILL_SWITCH_ALARM, StateValue: 'OK', StateReason: `chaos-gate kill --release: ${reason}` }),
+    new PutMetricDataCommand({ Namespace: NAMESPACE, MetricData: [{ MetricName: KILL_METRIC, Value: 0 }] }),
+  );
+  await cw.send(
+    new SetAlarmStateCommand({
+      AlarmName: KILL_SWITCH_ALARM,
+      StateValue: 'OK',
+      StateReason: `chaos-gate kill --release: ${reason}`,
+    }),
   );
   let lever = await getSafetyLever(fis, region);
   if (lever.available && lever.state !== 'disengaged') {
-    lever = await updateSafetyLever(fis, region, 'disengaged', `chaos-gate kill --release: ${reason}`.slice(0, 500));
+    lever = await updateSafetyLever(
+      fis,
+      region,
+      'disengaged',
+      `chaos-gate kill --release: ${reason}`.slice(0, 500),
+    );
   }
   const alarm = await cw.send(new DescribeAlarmsCommand({ AlarmNames: [KILL_SWITCH_ALARM] }));
   return { alarm: alarm.MetricAlarms?.[0]?.StateValue ?? 'missing', lever };
@@ -90,7 +109,10 @@ export async function killSwitchStatus(clients: {
   const alarm = await clients.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNames: [KILL_SWITCH_ALARM] }));
   const a = alarm.MetricAlarms?.[0];
   if (a?.StateValue === 'ALARM') {
-    return { engaged: true, reason: `kill-switch alarm ${KILL_SWITCH_ALARM} is ALARM (${a.StateReason ?? 'no reason'})` };
+    return {
+      engaged: true,
+      reason: `kill-switch alarm ${KILL_SWITCH_ALARM} is ALARM (${a.StateReason ?? 'no reason'})`,
+    };
   }
   const lever = await getSafetyLever(clients.fis, clients.region);
   if (lever.available && lever.state !== 'disengaged') {

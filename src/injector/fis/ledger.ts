@@ -3,7 +3,11 @@
  * the fault was on) is written to CloudWatch as a custom metric per service, so the budget check of the
  * next run, on any runner, sees what earlier runs spent.
  */
-import { GetMetricDataCommand, PutMetricDataCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import {
+  GetMetricDataCommand,
+  PutMetricDataCommand,
+  type CloudWatchClient,
+} from '@aws-sdk/client-cloudwatch';
 import { NAMESPACE } from './alarms.js';
 
 export const LEDGER_METRIC = 'ChaosDamage';
@@ -45,7 +49,11 @@ export async function ledgerSpent(
         {
           Id: 'spent',
           MetricStat: {
-            Metric: { Namespace: NAMESPACE, MetricName: LEDGER_METRIC, Dimensions: [{ Name: 'Service', Value: service }] },
+            Metric: {
+              Namespace: NAMESPACE,
+              MetricName: LEDGER_METRIC,
+              Dimensions: [{ Name: 'Service', Value: service }],
+            },
             Period: period,
             Stat: 'Sum',
           },

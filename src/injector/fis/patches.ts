@@ -28,7 +28,10 @@ export function addFisPatches(client: FisClient): void {
       const request = args.request;
       if (HttpRequest.isInstance(request)) {
         if (context.commandName === 'StartExperimentCommand' && input.experimentOptions) {
-          const body = JSON.parse(typeof request.body === 'string' ? request.body : '{}') as Record<string, unknown>;
+          const body = JSON.parse(typeof request.body === 'string' ? request.body : '{}') as Record<
+            string,
+            unknown
+          >;
           body.experimentOptions = input.experimentOptions;
           request.body = JSON.stringify(body);
           // content-length is computed after this step; drop any stale value.

@@ -13,8 +13,7 @@ import { fisEndpoint } from '../aws/clients.js';
 export type LeverState = 'engaged' | 'disengaged' | 'engaging' | 'disengaging';
 
 export type LeverResult =
-  | { available: true; state: LeverState | string; reason?: string }
-  | { available: false; detail: string };
+  { available: true; state: LeverState | string; reason?: string } | { available: false; detail: string };
 
 async function signedFetch(
   client: FisClient,
@@ -75,7 +74,10 @@ export async function getSafetyLever(client: FisClient, region: string): Promise
     if (r.status === 200 && lever) return { available: true, ...lever };
     return { available: false, detail: `GetSafetyLever answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
   } catch (error) {
-    return { available: false, detail: `GetSafetyLever failed: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      available: false,
+      detail: `GetSafetyLever failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
@@ -92,7 +94,10 @@ export async function updateSafetyLever(
     });
     const lever = leverFrom(r.json);
     if (r.status === 200 && lever) return { available: true, ...lever };
-    return { available: false, detail: `UpdateSafetyLeverState answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
+    return {
+      available: false,
+      detail: `UpdateSafetyLeverState answered HTTP ${r.status}: ${r.text.slice(0, 200)}`,
+    };
   } catch (error) {
     return {
       available: false,

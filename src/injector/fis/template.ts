@@ -75,7 +75,10 @@ export function templateContent(plan: Plan, alarms: { lease: string; killSwitch:
         `${FIS_MAX_STOP_CONDITIONS - 2} in the plan`,
     );
   }
-  const description = (plan.fis.description ?? `chaos-gate ${plan.id}: ${plan.title}`).slice(0, FIS_MAX_DESCRIPTION);
+  const description = (plan.fis.description ?? `chaos-gate ${plan.id}: ${plan.title}`).slice(
+    0,
+    FIS_MAX_DESCRIPTION,
+  );
   const content: TemplateContent = {
     description,
     roleArn: plan.fis.roleArn,

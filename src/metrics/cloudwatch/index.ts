@@ -2,7 +2,11 @@
  * CloudWatch SLIs: every CloudWatch query of a tick goes into ONE GetMetricData call (SPEC §7, §12:
  * up to 500 queries per call), with high-resolution periods and metric math. Errors become readings.
  */
-import { GetMetricDataCommand, type CloudWatchClient, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
+import {
+  GetMetricDataCommand,
+  type CloudWatchClient,
+  type MetricDataQuery,
+} from '@aws-sdk/client-cloudwatch';
 import type { CloudWatchSource } from '../../plan/schema.js';
 import type { MetricSource, Query, Reading } from '../source.js';
 
@@ -14,7 +18,10 @@ function dims(d: Record<string, string> | undefined): { Name: string; Value: str
 }
 
 /** The GetMetricData queries for one SLI, with ids prefixed so several SLIs share one call. */
-export function queriesFor(prefix: string, spec: CloudWatchSource): { queries: MetricDataQuery[]; resultId: string } {
+export function queriesFor(
+  prefix: string,
+  spec: CloudWatchSource,
+): { queries: MetricDataQuery[]; resultId: string } {
   const period = Math.max(1, Math.round(spec.period / 1000));
   if ('expression' in spec) {
     const queries: MetricDataQuery[] = Object.entries(spec.metrics).map(([id, m]) => ({
@@ -41,7 +48,11 @@ export function queriesFor(prefix: string, spec: CloudWatchSource): { queries: M
       {
         Id: resultId,
         MetricStat: {
-          Metric: { Namespace: spec.namespace, MetricName: spec.metricName, Dimensions: dims(spec.dimensions) },
+          Metric: {
+            Namespace: spec.namespace,
+            MetricName: spec.metricName,
+            Dimensions: dims(spec.dimensions),
+          },
           Period: period,
           Stat: spec.stat,
           ...(spec.unit ? { Unit: spec.unit as never } : {}),
@@ -70,7 +81,12 @@ export class CloudWatchSourceImpl implements MetricSource {
 
   constructor(private readonly cw: CloudWatchClient) {}
 
-  async read(queries: readonly Query[], at: number, windowMs: number, signal?: AbortSignal): Promise<Reading[]> {
+  async read(
+    queries: readonly Query[],
+    at: number,
+    windowMs: number,
+    signal?: AbortSignal,
+  ): Promise<Reading[]> {
     const plans = queries.map((q, i) => {
       const spec = q.spec.cloudwatch;
       if (!spec) return undefined;
