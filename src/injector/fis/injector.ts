@@ -28,7 +28,6 @@ import type { FisInputExtensions } from './patches.js';
 import {
   TAG_DIGEST,
   TAG_PLAN,
-  TAG_PLAN_DIGEST,
   TAG_REPO,
   TAG_RUN,
   TAG_SERVICE,
