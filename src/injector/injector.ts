@@ -63,3 +63,18 @@ export interface Lease {
   /** Interval between beats, ms. */
   readonly intervalMs: number;
 }
+
+/**
+ * Thrown by an injector when it will not proceed for a reason that is the plan's or the account's, not a
+ * fault of the tool (kill switch engaged, a dry run the endpoint did not honour, a template drifted under
+ * drift=refuse, too many stop conditions). Nothing was injected; the engine's verdict is `refused`.
+ */
+export class InjectorRefusal extends Error {
+  override name = 'InjectorRefusal';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}

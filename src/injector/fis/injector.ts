@@ -23,7 +23,7 @@ import {
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Plan } from '../../plan/schema.js';
 import type { Clock } from '../../clock/clock.js';
-import type { ExperimentState, Injector, ResolvedTarget, RunContext } from '../injector.js';
+import { InjectorRefusal, type ExperimentState, type Injector, type ResolvedTarget, type RunContext } from '../injector.js';
 import type { FisInputExtensions } from './patches.js';
 import {
   TAG_DIGEST,
@@ -47,16 +47,7 @@ import {
   KILL_SWITCH_ALARM,
 } from './alarms.js';
 
-/** A refusal raised by the injector before anything was injected (the engine maps it to `refused`). */
-export class InjectorRefusal extends Error {
-  override name = 'InjectorRefusal';
-  constructor(
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
+export { InjectorRefusal };
 
 export interface FisInjectorOptions {
   fis: FisClient;
