@@ -56,16 +56,21 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const sleeper: Sleeper = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
-      this.sleepers.push(sleeper);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+      const onAbort = (): void => {
+        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+        resolve();
+      };
+      const sleeper: Sleeper = {
+        at: this.t + Math.max(0, ms),
+        seq: this.seq++,
+        resolve: () => {
+          // A signal reused across many sleeps must not collect one listener per sleep.
+          signal?.removeEventListener('abort', onAbort);
           resolve();
         },
-        { once: true },
-      );
+      };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.schedule();
     });
   }

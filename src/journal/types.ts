@@ -2,7 +2,15 @@
  * The journal is the single record of a run: every measurement and event behind the verdict.
  * Renderers are pure functions of it.
  */
-export const VERDICTS = ['held', 'deviated', 'aborted', 'inconclusive', 'not-run', 'refused', 'failed'] as const;
+export const VERDICTS = [
+  'held',
+  'deviated',
+  'aborted',
+  'inconclusive',
+  'not-run',
+  'refused',
+  'failed',
+] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Exit codes of SPEC §4: 0 only for held, 2 for refused (and unreadable input). */
@@ -107,6 +115,18 @@ export interface JournalHeader {
   abortRules: { sli: string; op: 'above' | 'below'; threshold: number; forMs: number; count: number }[];
   intervalMs: number;
   startedAt: number;
+  /** AWS Region of the experiment, for the FIS console link. */
+  region?: string;
+  /** Attempt number of the CI step (a retried step keeps the run id). */
+  attempt?: number;
+  /** The expectations as written, so a journal can be re-assessed and rendered on its own. */
+  expectations?: { name: string; bound: string; withinMs: number }[];
+  /** `hypothesis.minRequests` and `abort.blindAfter` as applied. */
+  minRequests?: number;
+  blindAfter?: number;
+  /** `steadyState.duration` and `recovery.within`, ms. */
+  steadyMs?: number;
+  recoveryMs?: number;
 }
 
 export interface Journal extends JournalHeader {

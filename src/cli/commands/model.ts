@@ -1,0 +1,129 @@
+/**
+ * `chaos-gate model failover`: the regional failover model of SPEC §9.2, before spending an
+ * experiment. Prints the result (or JSON) and can write the interactive HTML replay.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatFailoverText, modelFailover, type FailoverInputs } from '../../analysis/failover.js';
+import { Failover } from '../../plan/schema.js';
+import { renderFailoverHtml } from '../../report/html.js';
+import { UsageError, type CliCommand } from '../command.js';
+
+/** Exit code when the model predicts the gate fails: the same as a verdict that blocks promotion. */
+const EXIT_GATE_FAILS = 1;
+
+const usage = `Usage: chaos-gate model failover --every <s> --failures <n> --depth shallow|deep --ttl <s>
+                                --capacity full|half|zero --replication async|sync [--fault region|model]
+                                [--min-served 70] [--max-failover 15] [--json] [--html <out>]
+
+A deterministic model of an agent service failing over from a primary to a secondary region over
+60 s at 10 rps, the primary down from 15 s to 45 s (SPEC §9.2). Same inputs as a plan's failover section.
+
+Options:
+  --every S          health-check period in seconds
+  --failures N       consecutive failed checks that mark the primary down
+  --depth D          shallow (the process answers) or deep (calls the model endpoint)
+  --ttl S            seconds clients cache the route
+  --capacity C       secondary capacity: full (10 rps), half (5 rps), zero (cold for 20 s)
+  --replication R    async (10 s lag) or sync
+  --fault F          region (default) or model (only the model endpoint fails)
+  --min-served P     gate: minimum percent of outage requests served (default 70)
+  --max-failover S   gate: maximum seconds to the first request served by the secondary (default 15)
+  --json             print {markedDownAt, servedShare, failoverSeconds, lostConversations, pass, criteria, series, events}
+  --html OUT         also write the interactive replay to OUT (one self-contained file)
+  -h, --help         show this help
+
+Exit codes: 0 the gate passes; 1 the model predicts it fails; 2 bad usage.`;
+
+const FLAG_OF: Record<string, string> = {
+  every: '--every',
+  failures: '--failures',
+  depth: '--depth',
+  ttl: '--ttl',
+  capacity: '--capacity',
+  replication: '--replication',
+  fault: '--fault',
+  minServed: '--min-served',
+  maxFailover: '--max-failover',
+};
+
+/** Parses the flags into model inputs, validated by the plan's own `failover` schema. */
+export function parseFailoverFlags(values: Record<string, string | boolean | undefined>): FailoverInputs {
+  const number = (flag: string): number | string | undefined => {
+    const raw = values[flag];
+    if (typeof raw !== 'string') return undefined;
+    const n = Number(raw);
+    return raw.trim() === '' || Number.isNaN(n) ? raw : n;
+  };
+  const candidate = {
+    every: number('every'),
+    failures: number('failures'),
+    depth: values['depth'],
+    ttl: number('ttl'),
+    capacity: values['capacity'],
+    replication: values['replication'],
+    fault: values['fault'],
+    minServed: number('min-served'),
+    maxFailover: number('max-failover'),
+  };
+  const parsed = Failover.safeParse(candidate);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '');
+      const flag = FLAG_OF[key] ?? key;
+      const given = (candidate as Record<string, unknown>)[key];
+      return given === undefined
+        ? `${flag} is missing (${issue.message})`
+        : `${flag} ${String(given)}: ${issue.message}`;
+    });
+    throw new UsageError(problems.join('; '));
+  }
+  return parsed.data;
+}
+
+export const model: CliCommand = {
+  name: 'model',
+  summary: 'model failover: predict a regional failover experiment before spending it',
+  usage,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub !== 'failover') {
+      throw new UsageError(
+        sub === undefined ? 'missing the model name (failover)' : `unknown model '${sub}'; expected failover`,
+      );
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: rest,
+        options: {
+          every: { type: 'string' },
+          failures: { type: 'string' },
+          depth: { type: 'string' },
+          ttl: { type: 'string' },
+          capacity: { type: 'string' },
+          replication: { type: 'string' },
+          fault: { type: 'string' },
+          'min-served': { type: 'string' },
+          'max-failover': { type: 'string' },
+          json: { type: 'boolean', default: false },
+          html: { type: 'string' },
+        },
+        allowPositionals: false,
+        strict: true,
+      });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const inputs = parseFailoverFlags(parsed.values);
+    const result = modelFailover(inputs);
+    io.out(parsed.values.json ? JSON.stringify(result, null, 2) : formatFailoverText(result, inputs));
+    if (parsed.values.html !== undefined) {
+      const out = resolve(io.cwd, parsed.values.html);
+      writeFileSync(out, renderFailoverHtml(result, inputs));
+      io.err(`wrote the replay to ${parsed.values.html}`);
+    }
+    return result.pass ? 0 : EXIT_GATE_FAILS;
+  },
+};

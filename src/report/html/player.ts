@@ -1,0 +1,397 @@
+/**
+ * Browser code of the replay page. These functions run in the viewer's browser, not in Node: the
+ * page embeds their source with `Function.prototype.toString`, so each must be self-contained (no
+ * imports, no references to module scope) and is type-checked here against the DOM library.
+ */
+import type { FailoverInputs, FailoverResult } from '../../analysis/failover.js';
+import type { ReplayData, ReplayPoint } from './types.js';
+
+/** What the page script can do with a running player. */
+export interface ReplayController {
+  load(data: ReplayData): void;
+  time(): number;
+  playing(): boolean;
+}
+
+/**
+ * Builds the replay from `initial` into the page skeleton and wires Play, Next event, Restart,
+ * Speed and the scrubber. Returns a controller whose `load` swaps the data and rewinds, paused.
+ */
+export function replayPlayer(initial: ReplayData): ReplayController {
+  const SVG = 'http://www.w3.org/2000/svg';
+  const WIDTH = 640;
+  const HEIGHT = 170;
+  const LEFT = 58;
+  const RIGHT = 14;
+  const TOP = 14;
+  const BOTTOM = 22;
+  const byId = (id: string): HTMLElement => {
+    const el = document.getElementById(id);
+    if (!el) throw new Error(`replay page is missing #${id}`);
+    return el;
+  };
+  const play = byId('play') as HTMLButtonElement;
+  const next = byId('next-event') as HTMLButtonElement;
+  const restart = byId('restart') as HTMLButtonElement;
+  const speedSelect = byId('speed') as HTMLSelectElement;
+  const scrubber = byId('scrubber') as HTMLInputElement;
+  const timeNow = byId('time-now');
+  const status = byId('status');
+  const charts = byId('charts');
+  const readouts = byId('readouts');
+  const eventList = byId('event-list');
+
+  let data = initial;
+  let time = data.start;
+  let playing = false;
+  let speed = Number(speedSelect.value) || 1;
+  let lastFrame = 0;
+  let dynamic: { path: SVGPathElement; marks: SVGGElement; points: ReplayPoint[] }[] = [];
+  let cursors: SVGLineElement[] = [];
+  let xOf = (t: number): number => t;
+
+  const fmt = (value: number | null | undefined, decimals: number, unit: string): string =>
+    value === null || value === undefined ? '—' : `${value.toFixed(decimals)}${unit ? ` ${unit}` : ''}`;
+  const at = (points: ReplayPoint[], t: number): ReplayPoint | undefined => {
+    let found: ReplayPoint | undefined;
+    for (const p of points) {
+      if (p[0] > t + 1e-9) break;
+      found = p;
+    }
+    return found;
+  };
+  const svg = <K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>) => {
+    const el = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+    return el;
+  };
+
+  const build = (): void => {
+    byId('title').textContent = data.title;
+    byId('subtitle').textContent = data.subtitle;
+    const verdict = byId('verdict');
+    verdict.textContent = data.verdict.label;
+    verdict.dataset['ok'] = String(data.verdict.ok);
+    byId('reason').textContent = data.verdict.reason;
+    const metrics = byId('metrics');
+    metrics.replaceChildren();
+    for (const m of data.metrics) {
+      const row = document.createElement('div');
+      row.className = 'metric';
+      row.setAttribute('data-testid', `metric-${m.id}`);
+      row.dataset['ok'] = String(m.ok);
+      const dt = document.createElement('dt');
+      dt.textContent = m.label;
+      const dd = document.createElement('dd');
+      dd.id = `metric-${m.id}`;
+      dd.textContent = m.value;
+      row.append(dt, dd);
+      metrics.append(row);
+    }
+
+    const span = data.end - data.start || 1;
+    xOf = (t: number): number => LEFT + ((t - data.start) / span) * (WIDTH - LEFT - RIGHT);
+    scrubber.min = String(data.start);
+    scrubber.max = String(data.end);
+    scrubber.step = String(span > 600 ? 1 : 0.1);
+
+    charts.replaceChildren();
+    dynamic = [];
+    cursors = [];
+    for (const panel of data.panels) {
+      const values: number[] = [];
+      for (const s of panel.series) for (const p of s.points) if (p[1] !== null) values.push(p[1]);
+      for (const b of panel.bounds) values.push(b.value);
+      let lo = values.length ? Math.min(...values) : 0;
+      let hi = values.length ? Math.max(...values) : 1;
+      if (hi - lo < 1e-12) {
+        const pad = Math.abs(hi) * 0.1 || 1;
+        lo -= pad;
+        hi += pad;
+      }
+      const pad = (hi - lo) * 0.08;
+      lo -= pad;
+      hi += pad;
+      const yOf = (v: number): number => TOP + (1 - (v - lo) / (hi - lo)) * (HEIGHT - TOP - BOTTOM);
+
+      const figure = document.createElement('figure');
+      figure.className = 'panel';
+      figure.id = `panel-${panel.id}`;
+      figure.setAttribute('data-testid', `panel-${panel.id}`);
+      const caption = document.createElement('figcaption');
+      caption.textContent = panel.unit ? `${panel.title} (${panel.unit})` : panel.title;
+      const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': panel.title });
+      for (const band of panel.bands) {
+        const x0 = xOf(Math.max(band.from, data.start));
+        const x1 = xOf(Math.min(band.to, data.end));
+        root.append(
+          svg('rect', {
+            class: 'band',
+            x: x0,
+            y: TOP,
+            width: Math.max(0, x1 - x0),
+            height: HEIGHT - TOP - BOTTOM,
+          }),
+        );
+        const label = svg('text', { class: 'band-label', x: x0 + 3, y: TOP + 10 });
+        label.textContent = band.label;
+        root.append(label);
+      }
+      root.append(svg('line', { class: 'axis', x1: LEFT, x2: LEFT, y1: TOP, y2: HEIGHT - BOTTOM }));
+      root.append(
+        svg('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: HEIGHT - BOTTOM, y2: HEIGHT - BOTTOM }),
+      );
+      for (const v of [lo + pad, hi - pad]) {
+        const tick = svg('text', { class: 'tick', x: LEFT - 4, y: yOf(v) + 3, 'text-anchor': 'end' });
+        tick.textContent = Number(v.toPrecision(4)).toString();
+        root.append(tick);
+      }
+      for (let i = 0; i <= 4; i++) {
+        const t = data.start + (span * i) / 4;
+        const tick = svg('text', { class: 'tick', x: xOf(t), y: HEIGHT - 6, 'text-anchor': 'middle' });
+        tick.textContent = `${Number(t.toFixed(1))} s`;
+        root.append(tick);
+      }
+      for (const b of panel.bounds) {
+        root.append(
+          svg('line', {
+            class: `bound ${b.cls}`,
+            x1: LEFT,
+            x2: WIDTH - RIGHT,
+            y1: yOf(b.value),
+            y2: yOf(b.value),
+          }),
+        );
+        const label = svg('text', {
+          class: `bound-label ${b.cls}`,
+          x: WIDTH - RIGHT - 2,
+          y: yOf(b.value) - 3,
+          'text-anchor': 'end',
+        });
+        label.textContent = b.label;
+        root.append(label);
+      }
+      for (const s of panel.series) {
+        const path = svg('path', { class: `line ${s.cls}`, 'data-series': s.name });
+        const marks = svg('g', { class: `marks ${s.cls}` });
+        root.append(path, marks);
+        // Screen coordinates are computed once; a frame only decides how many of them to draw.
+        const projected: ReplayPoint[] = s.points.map((p) =>
+          p[1] === null ? [p[0], null] : p.length === 3 ? [p[0], yOf(p[1]), p[2]] : [p[0], yOf(p[1])],
+        );
+        dynamic.push({ path, marks, points: projected });
+      }
+      const cursor = svg('line', { class: 'cursor', y1: TOP, y2: HEIGHT - BOTTOM, x1: LEFT, x2: LEFT });
+      root.append(cursor);
+      cursors.push(cursor);
+      const legend = document.createElement('div');
+      legend.className = 'legend';
+      for (const s of panel.series) {
+        const key = document.createElement('span');
+        key.className = `key ${s.cls}`;
+        key.textContent = s.name;
+        legend.append(key);
+      }
+      figure.append(caption, root, legend);
+      charts.append(figure);
+    }
+
+    readouts.replaceChildren();
+    for (const r of data.readouts) {
+      const row = document.createElement('div');
+      row.className = 'readout';
+      row.setAttribute('data-testid', `readout-${r.id}`);
+      const label = document.createElement('span');
+      label.className = 'label';
+      label.textContent = r.label;
+      const value = document.createElement('output');
+      value.id = `readout-${r.id}`;
+      value.className = 'value';
+      row.append(label, value);
+      readouts.append(row);
+    }
+
+    eventList.replaceChildren();
+    data.events.forEach((e, i) => {
+      const li = document.createElement('li');
+      li.setAttribute('data-testid', 'event');
+      li.dataset['index'] = String(i);
+      li.dataset['t'] = String(e.t);
+      li.dataset['type'] = e.type;
+      const stamp = document.createElement('time');
+      stamp.textContent = `${e.t >= 0 ? '+' : ''}${e.t.toFixed(1)} s`;
+      const type = document.createElement('span');
+      type.className = 'type';
+      type.textContent = e.type;
+      const message = document.createElement('span');
+      message.className = 'message';
+      message.textContent = e.message;
+      li.append(stamp, type, message);
+      li.addEventListener('click', () => {
+        pause();
+        time = e.t;
+        render();
+      });
+      eventList.append(li);
+    });
+  };
+
+  const render = (): void => {
+    scrubber.value = String(time);
+    timeNow.textContent = `${time.toFixed(1)} s`;
+    timeNow.dataset['time'] = String(time);
+    const x = xOf(time);
+    for (const c of cursors) {
+      c.setAttribute('x1', String(x));
+      c.setAttribute('x2', String(x));
+    }
+    for (const d of dynamic) {
+      let path = '';
+      let pen = false;
+      let marks = '';
+      for (const p of d.points) {
+        if (p[0] > time + 1e-9) break;
+        if (p[1] === null) {
+          pen = false;
+          continue;
+        }
+        const px = xOf(p[0]).toFixed(1);
+        const py = p[1].toFixed(1);
+        path += `${pen ? 'L' : 'M'}${px} ${py}`;
+        pen = true;
+        if (p[2] === 'breach' || p[2] === 'error' || p[2] === 'no-data') {
+          marks += `<circle class="mark ${p[2]}" cx="${px}" cy="${py}" r="3"></circle>`;
+        }
+      }
+      d.path.setAttribute('d', path);
+      d.marks.innerHTML = marks;
+    }
+    for (const r of data.readouts) {
+      const out = document.getElementById(`readout-${r.id}`);
+      if (!out) continue;
+      const p = at(r.points, time);
+      out.textContent = fmt(p ? p[1] : null, r.decimals, r.unit);
+      out.dataset['value'] = p && p[1] !== null ? String(p[1]) : '';
+      out.dataset['status'] = p && p.length === 3 ? p[2] : p ? 'ok' : 'none';
+    }
+    let current = -1;
+    data.events.forEach((e, i) => {
+      if (e.t <= time + 1e-9) current = i;
+    });
+    eventList.querySelectorAll('li').forEach((li, i) => {
+      li.dataset['state'] = i === current ? 'current' : i < current ? 'past' : 'future';
+      if (i === current) li.setAttribute('aria-current', 'true');
+      else li.removeAttribute('aria-current');
+    });
+    const finished = time >= data.end - 1e-9;
+    const state = playing ? 'playing' : finished ? 'finished' : time > data.start ? 'paused' : 'ready';
+    status.dataset['state'] = state;
+    status.textContent =
+      state === 'finished' ? `finished — ${data.verdict.label}` : state === 'playing' ? 'playing' : state;
+    play.textContent = playing ? 'Pause' : 'Play';
+  };
+
+  const frame = (now: number): void => {
+    if (!playing) return;
+    time = Math.min(data.end, time + ((now - lastFrame) / 1000) * speed);
+    lastFrame = now;
+    if (time >= data.end) playing = false;
+    render();
+    if (playing) requestAnimationFrame(frame);
+  };
+  const pause = (): void => {
+    playing = false;
+  };
+  play.addEventListener('click', () => {
+    if (playing) {
+      pause();
+      render();
+      return;
+    }
+    if (time >= data.end - 1e-9) time = data.start;
+    playing = true;
+    lastFrame = performance.now();
+    render();
+    requestAnimationFrame(frame);
+  });
+  next.addEventListener('click', () => {
+    pause();
+    const upcoming = data.events.find((e) => e.t > time + 1e-9);
+    time = upcoming ? upcoming.t : data.end;
+    render();
+  });
+  restart.addEventListener('click', () => {
+    pause();
+    time = data.start;
+    render();
+  });
+  speedSelect.addEventListener('change', () => {
+    speed = Number(speedSelect.value) || 1;
+  });
+  scrubber.addEventListener('input', () => {
+    pause();
+    time = Math.min(data.end, Math.max(data.start, Number(scrubber.value)));
+    render();
+  });
+
+  build();
+  render();
+  return {
+    load(fresh: ReplayData): void {
+      pause();
+      data = fresh;
+      time = data.start;
+      build();
+      render();
+    },
+    time: () => time,
+    playing: () => playing,
+  };
+}
+
+/** The editable model inputs on the failover page: any change recomputes and rewinds, paused. */
+export function bindFailoverInputs(
+  controller: ReplayController,
+  model: (inputs: FailoverInputs) => FailoverResult,
+  reasons: (result: FailoverResult, inputs: FailoverInputs) => string[],
+  toReplay: (result: FailoverResult, inputs: FailoverInputs, reasons: string[]) => ReplayData,
+): void {
+  const form = document.getElementById('inputs') as HTMLFormElement;
+  const error = document.getElementById('input-error') as HTMLElement;
+  const field = (name: string): HTMLInputElement | HTMLSelectElement =>
+    form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
+  let computations = 1;
+  const recompute = (): void => {
+    const number = (name: string): number => Number(field(name).value);
+    const inputs: FailoverInputs = {
+      every: number('every'),
+      failures: number('failures'),
+      depth: field('depth').value as FailoverInputs['depth'],
+      ttl: number('ttl'),
+      capacity: field('capacity').value as FailoverInputs['capacity'],
+      replication: field('replication').value as FailoverInputs['replication'],
+      fault: field('fault').value as FailoverInputs['fault'],
+      minServed: number('minServed'),
+      maxFailover: number('maxFailover'),
+    };
+    const problems: string[] = [];
+    if (!(inputs.every > 0)) problems.push('every: a positive number of seconds');
+    if (!(Number.isInteger(inputs.failures) && inputs.failures >= 1))
+      problems.push('failures: a whole number ≥ 1');
+    if (!(inputs.ttl > 0)) problems.push('ttl: a positive number of seconds');
+    if (!(inputs.minServed >= 0 && inputs.minServed <= 100)) problems.push('min served: a percentage 0–100');
+    if (!(inputs.maxFailover > 0)) problems.push('max failover: a positive number of seconds');
+    error.textContent = problems.length ? `Not recomputed — expected ${problems.join('; ')}` : '';
+    if (problems.length) return;
+    const result = model(inputs);
+    controller.load(toReplay(result, inputs, reasons(result, inputs)));
+    computations++;
+    document.body.dataset['computations'] = String(computations);
+  };
+  form.addEventListener('change', recompute);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    recompute();
+  });
+  document.body.dataset['computations'] = String(computations);
+}

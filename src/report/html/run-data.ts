@@ -1,0 +1,172 @@
+/** A run journal as replay data: each SLI against its bounds over time, from injection. */
+import type { Journal } from '../../journal/types.js';
+import type { ReplayData, ReplayPanel, ReplayPoint, ReplayReadout } from './types.js';
+
+/** The numbers in a bound string as written by the engine: `<= 0.18`, `>= 0.998`, `in [40, 60]`. */
+export function boundValues(bound: string | undefined): { op: '<=' | '>=' | 'in'; values: number[] } | null {
+  if (!bound) return null;
+  const text = bound.trim();
+  const between = /^in\s*\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\]$/.exec(text);
+  if (between) return { op: 'in', values: [Number(between[1]), Number(between[2])] };
+  const single = /^(<=|>=|<|>|≤|≥)\s*([-+0-9.eE]+)$/.exec(text);
+  if (!single) return null;
+  const op = single[1] === '<=' || single[1] === '<' || single[1] === '≤' ? '<=' : '>=';
+  return { op, values: [Number(single[2])] };
+}
+
+function secondsLabel(s: number): string {
+  return `${s >= 0 ? '+' : ''}${Number(s.toFixed(1))} s`;
+}
+
+/** Builds the replay of a run. Times are seconds from injection (from the start when nothing was injected). */
+export function journalReplayData(journal: Journal): ReplayData {
+  const injectEvent = journal.events.find((e) => e.type === 'inject');
+  const origin = journal.timings.injectedAt ?? injectEvent?.at ?? journal.startedAt;
+  const sec = (at: number): number => (at - origin) / 1000;
+
+  const names = journal.slis.map((s) => s.name);
+  for (const m of journal.measurements)
+    for (const name of Object.keys(m.slis)) if (!names.includes(name)) names.push(name);
+
+  const times = [...journal.measurements.map((m) => sec(m.at)), ...journal.events.map((e) => sec(e.at))];
+  const start = times.length ? Math.min(...times) : 0;
+  let end = times.length ? Math.max(...times) : 1;
+  if (end <= start) end = start + 1;
+
+  const faultFrom = journal.timings.injectedAt;
+  const faultTo =
+    journal.timings.stoppedAt ??
+    journal.events.find((e) => e.type === 'fault-ended' || e.type === 'stop-verified')?.at;
+  const bands =
+    faultFrom === undefined
+      ? []
+      : [{ from: sec(faultFrom), to: faultTo === undefined ? end : sec(faultTo), label: 'fault' }];
+
+  const panels: ReplayPanel[] = [];
+  const readouts: ReplayReadout[] = [];
+  names.forEach((name) => {
+    const header = journal.slis.find((s) => s.name === name);
+    const points: ReplayPoint[] = [];
+    for (const m of journal.measurements) {
+      const v = m.slis[name];
+      if (v) points.push([sec(m.at), v.value, v.status]);
+    }
+    const bounds: ReplayPanel['bounds'] = [];
+    const hypothesis = boundValues(header?.bound);
+    for (const value of hypothesis?.values ?? [])
+      bounds.push({ label: `bound ${header?.bound}`, value, cls: 'bound-h' });
+    if (header && header.steadyBound !== header.bound) {
+      for (const value of boundValues(header.steadyBound)?.values ?? []) {
+        bounds.push({ label: `steady ${header.steadyBound}`, value, cls: 'bound-s' });
+      }
+    }
+    for (const rule of journal.abortRules.filter((r) => r.sli === name)) {
+      bounds.push({
+        label: `abort ${rule.op === 'above' ? '>' : '<'} ${rule.threshold} ×${rule.count}`,
+        value: rule.threshold,
+        cls: 'abort',
+      });
+    }
+    const magnitude = Math.max(0, ...points.map((p) => Math.abs(p[1] ?? 0)));
+    const decimals = magnitude >= 100 ? 1 : magnitude >= 1 ? 3 : 4;
+    panels.push({
+      id: slug(name),
+      title: name,
+      unit: '',
+      series: [{ name, cls: 's0', points }],
+      bounds,
+      bands,
+    });
+    readouts.push({ id: slug(name), label: name, unit: '', decimals, points });
+  });
+  if (journal.measurements.some((m) => m.requests !== null)) {
+    readouts.push({
+      id: 'requests',
+      label: 'requests in the window',
+      unit: '',
+      decimals: 0,
+      points: journal.measurements.map((m) => [sec(m.at), m.requests]),
+    });
+  }
+
+  const t = journal.timings;
+  const rel = (at: number | undefined): string => (at === undefined ? '—' : secondsLabel(sec(at)));
+  const breaches = journal.measurements.filter((m) =>
+    Object.values(m.slis).some((v) => v.status === 'breach'),
+  ).length;
+  const blind = journal.measurements.filter((m) =>
+    Object.values(m.slis).some((v) => v.status === 'no-data' || v.status === 'error'),
+  ).length;
+  const metrics: ReplayData['metrics'] = [
+    {
+      id: 'verdict',
+      label: 'verdict',
+      value: journal.verdict ?? 'unfinished',
+      ok: journal.verdict === 'held',
+    },
+    {
+      id: 'exit-code',
+      label: 'exit code',
+      value: journal.exitCode === null ? '—' : String(journal.exitCode),
+      ok: null,
+    },
+    { id: 'experiment', label: 'FIS experiment', value: journal.experimentId ?? '—', ok: null },
+    { id: 'injected', label: 'injected', value: rel(t.injectedAt), ok: null },
+    {
+      id: 'first-breach',
+      label: 'first breach',
+      value: rel(t.firstBreachAt),
+      ok: t.firstBreachAt === undefined,
+    },
+    { id: 'stop-requested', label: 'stop requested', value: rel(t.stopRequestedAt), ok: null },
+    { id: 'stopped', label: 'stopped', value: rel(t.stoppedAt), ok: null },
+    { id: 'recovered', label: 'recovered', value: rel(t.recoveredAt), ok: null },
+    { id: 'measurements', label: 'measurements', value: String(journal.measurements.length), ok: null },
+    { id: 'breaches', label: 'measurements with a breach', value: String(breaches), ok: breaches === 0 },
+    { id: 'blind', label: 'measurements without data', value: String(blind), ok: blind === 0 },
+  ];
+  if (t.firstBreachAt !== undefined && t.stopRequestedAt !== undefined) {
+    metrics.push({
+      id: 'abort-latency',
+      label: 'first breach → stop requested',
+      value: `${t.stopRequestedAt - t.firstBreachAt} ms`,
+      ok: null,
+    });
+  }
+  if (journal.budget?.debit !== undefined) {
+    metrics.push({
+      id: 'budget-debit',
+      label: 'budget debit (bad events)',
+      value: String(journal.budget.debit),
+      ok: null,
+    });
+  }
+
+  return {
+    kind: 'run',
+    title: `${journal.title} — ${journal.planId}`,
+    subtitle: `${journal.service} · ${journal.environment} · run ${journal.runId} · started ${new Date(journal.startedAt).toISOString()}${journal.complete ? '' : ' · INCOMPLETE journal (crash prefix)'}`,
+    start,
+    end,
+    events: journal.events
+      .map((e) => ({ t: sec(e.at), type: e.type, message: e.message }))
+      .sort((a, b) => a.t - b.t),
+    panels,
+    readouts,
+    verdict: {
+      label: journal.verdict ?? 'unfinished',
+      ok: journal.verdict === null ? null : journal.verdict === 'held',
+      reason: journal.reason ?? '',
+    },
+    metrics,
+  };
+}
+
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'sli'
+  );
+}

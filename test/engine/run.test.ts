@@ -1,0 +1,309 @@
+import { describe, expect, it } from 'vitest';
+import type { Lease } from '../../src/injector/injector.js';
+import type { Gate } from '../../src/engine/gates.js';
+import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
+import { planWith, simulate } from '../sim/helpers.js';
+import { scriptedSource, type Scripted } from '../sim/scripted.js';
+
+const held = (): Scenario => loadScenario('fixtures/scenarios/held.yaml');
+
+/** Runs the held world with p95 replaced by a script (seconds after injection → value). */
+async function withP95(script: (s: number) => Scripted | undefined, scenario = held()) {
+  return simulate(scenario, {
+    deps: (world) => ({
+      sources: {
+        ...world.sources,
+        prometheus: scriptedSource(world, 'prometheus', { p95_latency_s: script }),
+      },
+    }),
+  });
+}
+
+describe('abort rules', () => {
+  it('aborts after 3 consecutive p95 breaches and stops FIS', async () => {
+    const { result, world } = await withP95((s) => (s >= 4 ? 0.61 : 0.1));
+    expect(result.verdict).toBe('aborted');
+    expect(result.reason).toBe('p95_latency_s 0.61 > 0.5 for 3 measurements in a row (+6.0 s)');
+    expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
+    const stop = world.injector.calls.find((c) => c.method === 'stop');
+    expect(stop?.args[1]).toContain('p95_latency_s 0.61 > 0.5');
+    const j = result.journal;
+    expect(j.timings.firstBreachAt).toBe(j.timings.injectedAt! + 4000);
+    expect(j.timings.stopRequestedAt).toBe(j.timings.injectedAt! + 6000);
+    expect(j.timings.stoppedAt).toBeGreaterThan(j.timings.stopRequestedAt!);
+  });
+
+  it('does not abort on 2 breaches, an ok, then 2 breaches again (an ok resets the streak)', async () => {
+    const pattern = (s: number): number => [0.6, 0.6, 0.1][(s - 1) % 3] ?? 0.1;
+    const { result } = await withP95(pattern);
+    expect(result.journal.events.some((e) => e.type === 'abort')).toBe(false);
+    expect(result.verdict).toBe('deviated');
+  });
+
+  it('aborts on the third breach of a new streak after an ok one', async () => {
+    const script = (s: number): number => (s === 1 || s === 2 || s === 4 || s === 5 || s === 6 ? 0.6 : 0.1);
+    const { result } = await withP95(script);
+    expect(result.verdict).toBe('aborted');
+    expect(result.reason).toMatch(/for 3 measurements in a row \(\+6\.0 s\)$/);
+  });
+
+  it('treats a gap as neither breach nor reset: breach, breach, no-data, breach aborts at the 4th tick', async () => {
+    const script = (s: number): Scripted => (s === 3 ? null : s <= 5 ? 0.6 : 0.1);
+    const { result } = await withP95(script);
+    expect(result.verdict).toBe('aborted');
+    expect(result.reason).toMatch(/\(\+4\.0 s\)$/);
+  });
+
+  it('computes the count as ceil(for / interval): 2.5s at 1s needs 3 measurements', async () => {
+    const plan = planWith((p) => {
+      p.abort.rules = [{ sli: 'p95_latency_s', above: 0.5, for: '2500ms' }];
+    });
+    const { result } = await simulate(held(), {
+      plan,
+      deps: (world) => ({
+        sources: {
+          ...world.sources,
+          prometheus: scriptedSource(world, 'prometheus', { p95_latency_s: (s) => (s >= 2 ? 0.6 : 0.1) }),
+        },
+      }),
+    });
+    expect(result.journal.abortRules[0]?.count).toBe(3);
+    expect(result.reason).toMatch(/for 3 measurements in a row \(\+4\.0 s\)$/);
+  });
+});
+
+describe('blindness', () => {
+  it('stops after blindAfter (3) consecutive failed measurements with inconclusive', async () => {
+    const { result, world } = await withP95((s) => (s >= 5 && s <= 7 ? 'error' : undefined));
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.reason).toMatch(
+      /^blind: 3 measurements in a row without data \(p95_latency_s: scripted error\) \(\+7\.0 s\)$/,
+    );
+    expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not stop on 2 failed, 1 ok, 2 failed, but still refuses to call it held', async () => {
+    const { result } = await withP95((s) => (s === 3 || s === 4 || s === 6 || s === 7 ? null : undefined));
+    expect(result.journal.events.some((e) => e.type === 'abort')).toBe(false);
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.reason).toMatch(/p95_latency_s had no data in 4 of 20 measurements/);
+  });
+});
+
+describe('minRequests', () => {
+  it('marks every SLI of a window no-data when the request count is below minRequests, and accepts it at the limit', async () => {
+    const script = (s: number): number | undefined => (s === 5 ? 99 : s === 6 ? 100 : undefined);
+    const { result } = await simulate(held(), {
+      deps: (world) => ({
+        sources: {
+          ...world.sources,
+          prometheus: scriptedSource(world, 'prometheus', { __requests: script }),
+        },
+      }),
+    });
+    const fault = result.journal.measurements.filter((m) => m.phase === 'fault');
+    const low = fault.find((m) => m.requests === 99);
+    const atLimit = fault.find((m) => m.requests === 100);
+    expect(Object.values(low?.slis ?? {}).map((v) => v.status)).toEqual(['no-data', 'no-data']);
+    expect(low?.slis.success_ratio?.error).toBe('99 requests < minRequests 100');
+    expect(Object.values(atLimit?.slis ?? {}).map((v) => v.status)).toEqual(['ok', 'ok']);
+    expect(result.verdict).toBe('inconclusive');
+  });
+});
+
+describe('expectations and recovery', () => {
+  it('is deviated when the expectation is seen only after its within', async () => {
+    const s = held();
+    s.metrics.breaker_open = {
+      baseline: 0,
+      noise: 0,
+      gaps: [],
+      effect: { to: 1, shape: 'step', delay: 5000, rampOver: 0, recoveryLag: 0 },
+    };
+    const { result } = await simulate(s);
+    expect(result.verdict).toBe('deviated');
+    expect(result.reason).toBe(
+      'expectation breaker_open observed only at +5.0 s; expected within 3.0 s of injection',
+    );
+  });
+
+  it('is deviated when an SLI is not back within recovery.within, and held when it is', async () => {
+    const late = loadScenario('fixtures/scenarios/deviated-recovery.yaml');
+    const { result } = await simulate(late);
+    expect(result.verdict).toBe('deviated');
+    expect(result.reason).toMatch(
+      /^not recovered within 10\.0 s after the fault ended: p95_latency_s .* > 0\.11 \(steady-state bound\)/,
+    );
+    const ok = await simulate(held());
+    expect(ok.result.verdict).toBe('held');
+    expect(ok.result.journal.timings.recoveredAt).toBeDefined();
+  });
+
+  it('requires FIS evidence of injection for held', async () => {
+    const s = held();
+    s.injector.injected = false;
+    s.metrics.breaker_open = { baseline: 1, noise: 0, gaps: [] };
+    const { result } = await simulate(s);
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.reason).toContain('no evidence that the fault was injected');
+  });
+});
+
+describe('stop on every exit path', () => {
+  it('stops FIS when the reporter (onTick) throws mid-fault, with verdict failed', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: () => ({
+        onTick: (m) => {
+          if (m.phase === 'fault' && (m.t ?? 0) >= 3) throw new Error('summary writer exploded');
+        },
+      }),
+    });
+    expect(result.verdict).toBe('failed');
+    expect(result.reason).toContain('summary writer exploded');
+    expect(world.injector.stopCount).toBe(1);
+    expect(result.journal.events.some((e) => e.type === 'stop-verified')).toBe(true);
+  });
+
+  it('aborts on a mid-run check (an incident opened) and stops FIS', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: (w) => ({
+        midRun: [
+          {
+            name: 'incidents',
+            check: async (now) =>
+              w.injector.startedAt !== undefined && now - w.injector.startedAt >= 4000
+                ? 'incident INC-7 opened'
+                : null,
+          },
+        ],
+      }),
+    });
+    expect(result.verdict).toBe('aborted');
+    expect(result.reason).toBe('incidents: incident INC-7 opened (+4.0 s)');
+    expect(world.injector.stopCount).toBe(1);
+  });
+
+  it('fails and stops FIS when a mid-run check throws', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: () => ({
+        midRun: [{ name: 'kill-switch', check: async () => Promise.reject(new Error('alarm API down')) }],
+      }),
+    });
+    expect(result.verdict).toBe('failed');
+    expect(result.reason).toContain('mid-run check kill-switch: alarm API down');
+    expect(world.injector.stopCount).toBe(1);
+  });
+
+  it('fails with the manual commands when the stop is never verified', async () => {
+    const { result, world } = await simulate('failed-stop-unverified');
+    expect(result.verdict).toBe('failed');
+    const id = world.injector.experimentId!;
+    expect(result.reason).toContain(`aws fis stop-experiment --id ${id}`);
+    const event = result.journal.events.find((e) => e.type === 'stop-failed');
+    expect(event?.data?.manualCommands).toEqual([
+      `aws fis stop-experiment --id ${id}`,
+      `aws fis get-experiment --id ${id}`,
+    ]);
+    // Retried with backoff inside the 20 s bound.
+    expect(world.injector.stopCount).toBeGreaterThan(2);
+    const stops = world.injector.calls.filter((c) => c.method === 'stop').map((c) => c.at);
+    expect(stops.at(-1)! - stops[0]!).toBeLessThanOrEqual(20_000);
+  });
+
+  it('verifies the stop by state even when StopExperiment answers with an error', async () => {
+    const s = loadScenario('fixtures/scenarios/aborted-rule.yaml');
+    s.injector.stopThrows = 'ValidationException: experiment is stopping';
+    const { result } = await simulate(s);
+    expect(result.verdict).toBe('aborted');
+    expect(result.journal.events.some((e) => e.type === 'stop-verified')).toBe(true);
+  });
+
+  it('stops on SIGINT via the signal and names the signal', async () => {
+    const { result, world } = await simulate('aborted-signal');
+    expect(result.reason).toBe('cancelled by SIGINT (+6.5 s)');
+    expect(world.injector.stopCount).toBe(1);
+    expect(result.journal.events.some((e) => e.type === 'signal')).toBe(true);
+    // No recovery wait after a human cancelled.
+    expect(result.journal.measurements.some((m) => m.phase === 'recovery')).toBe(false);
+  });
+});
+
+describe('gates, lease and hooks', () => {
+  const refuse: Gate = {
+    name: 'blast-radius',
+    stage: 'after-targets',
+    check: async (ctx) =>
+      ctx.targets && ctx.targets.length > 0
+        ? {
+            pass: false,
+            verdict: 'refused',
+            reason: `1 target > maxTargets 0`,
+            field: 'blastRadius.maxTargets',
+          }
+        : { pass: true },
+  };
+
+  it('refuses with exit 2 before anything is started, after the dry run', async () => {
+    const { result, world } = await simulate(held(), { deps: () => ({ gates: [refuse] }) });
+    expect(result.verdict).toBe('refused');
+    expect(result.exitCode).toBe(2);
+    expect(world.injector.calls.map((c) => c.method)).toEqual(['provision', 'resolveTargets']);
+  });
+
+  it('refuses a plan that breaks a static rule without calling the injector', async () => {
+    const { staticRefusalGate } = await import('../../src/engine/static-gate.js');
+    const plan = planWith((p) => {
+      p.abort.rules = [];
+    });
+    const { result, world } = await simulate(held(), {
+      plan,
+      deps: () => ({ gates: [staticRefusalGate()] }),
+    });
+    expect(result.verdict).toBe('refused');
+    expect(result.exitCode).toBe(2);
+    expect(world.injector.calls).toEqual([]);
+  });
+
+  it('beats the lease from just before the start until the stop is verified', async () => {
+    const beats: number[] = [];
+    let clockNow = (): number => 0;
+    const lease: Lease = { intervalMs: 5000, beat: async () => void beats.push(clockNow()) };
+    const { result, world, clock } = await simulate(held(), {
+      deps: (w) => {
+        clockNow = () => w.clock.now();
+        return { lease };
+      },
+    });
+    expect(result.verdict).toBe('held');
+    const start = world.injector.calls.find((c) => c.method === 'start')!.at;
+    const verified = result.journal.events.find((e) => e.type === 'stop-verified')!.at;
+    expect(beats[0]).toBeLessThanOrEqual(start);
+    expect(beats.at(-1)).toBeLessThanOrEqual(verified);
+    for (let i = 1; i < beats.length; i++) expect(beats[i]! - beats[i - 1]!).toBe(5000);
+    expect(beats.length).toBe(Math.floor((verified - beats[0]!) / 5000) + 1);
+    expect(clock.now()).toBeGreaterThan(verified);
+  });
+
+  it('hands the experiment id to onExperimentId before the first state read', async () => {
+    const seen: { id: string; stateCalls: number }[] = [];
+    const { world } = await simulate(held(), {
+      deps: (w) => ({
+        onExperimentId: (id) =>
+          void seen.push({ id, stateCalls: w.injector.calls.filter((c) => c.method === 'state').length }),
+      }),
+    });
+    expect(seen).toEqual([{ id: world.injector.experimentId, stateCalls: 0 }]);
+  });
+
+  it('runs a simulated 15-minute fault at a 1 s interval on the virtual clock', async () => {
+    const plan = planWith((p) => {
+      p.hypothesis.expect = [];
+      p.blastRadius = { ...p.blastRadius, maxActionDuration: '15m', maxRunDuration: '20m' };
+    });
+    const s = held();
+    s.injector.actionDuration = 15 * 60_000;
+    const { result } = await simulate(s, { plan });
+    expect(result.verdict).toBe('held');
+    expect(result.journal.measurements.filter((m) => m.phase === 'fault')).toHaveLength(900);
+  });
+});
