@@ -1,0 +1,90 @@
+/**
+ * AWS-backed probes for the preflight gates: the kill switch, the experiments already running (for the
+ * concurrency gate), the chaos ledger, and a CloudWatch alarm as an incident signal. Preflight sees only
+ * the narrow interfaces; these are the concrete sides the front doors wire.
+ */
+import { ListExperimentResolvedTargetsCommand, ListExperimentsCommand, type FisClient } from '@aws-sdk/client-fis';
+import { DescribeAlarmsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { RunningExperiment } from '../../preflight/concurrency.js';
+import { killSwitchStatus } from './kill-switch.js';
+import { ledgerSpent } from './ledger.js';
+import { alarmNameFromArn } from './alarms.js';
+import { TAG_PLAN } from './template.js';
+
+interface Clients {
+  fis: FisClient;
+  cloudwatch: CloudWatchClient;
+  region: string;
+}
+
+const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
+
+export function killSwitchProbe(clients: Clients): {
+  engaged(): Promise<{ engaged: boolean; reason?: string }>;
+} {
+  return { engaged: () => killSwitchStatus(clients) };
+}
+
+/** chaos-gate experiments live now (dry runs excluded), with the ARNs FIS resolved for them. */
+export function experimentLister(clients: Clients): { running(): Promise<RunningExperiment[]> } {
+  return {
+    async running() {
+      const out: RunningExperiment[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await clients.fis.send(
+          new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+        );
+        for (const e of page.experiments ?? []) {
+          const planId = e.tags?.[TAG_PLAN];
+          if (!e.id || !planId || e.tags?.['chaos-gate:dry-run'] === 'true') continue;
+          if (!LIVE.has(String(e.state?.status))) continue;
+          const targets: string[] = [];
+          let t: string | undefined;
+          do {
+            const r = await clients.fis.send(
+              new ListExperimentResolvedTargetsCommand({ experimentId: e.id, maxResults: 100, ...(t ? { nextToken: t } : {}) }),
+            );
+            for (const x of r.resolvedTargets ?? []) {
+              const arn = x.targetInformation?.arn ?? Object.values(x.targetInformation ?? {})[0];
+              if (arn) targets.push(arn);
+            }
+            t = r.nextToken;
+          } while (t);
+          out.push({ id: e.id, planId, targets });
+        }
+        nextToken = page.nextToken;
+      } while (nextToken);
+      return out;
+    },
+  };
+}
+
+export function ledgerReader(cw: CloudWatchClient): {
+  spent(service: string, windowMs: number, now: number): Promise<number>;
+} {
+  return { spent: (service, windowMs, now) => ledgerSpent(cw, service, windowMs, now) };
+}
+
+/** An incident is open while the named CloudWatch alarm is in ALARM (INSUFFICIENT_DATA is not an incident). */
+export function alarmIncidentProbe(cw: CloudWatchClient, alarm: string): {
+  open(at: number): Promise<{ open: boolean; detail: string; error?: string }>;
+} {
+  const name = alarmNameFromArn(alarm);
+  return {
+    async open() {
+      try {
+        const out = await cw.send(new DescribeAlarmsCommand({ AlarmNames: [name] }));
+        const a = [...(out.MetricAlarms ?? []), ...(out.CompositeAlarms ?? [])][0];
+        if (!a) return { open: false, detail: `alarm ${name} not found`, error: `incident alarm ${name} does not exist` };
+        return {
+          open: a.StateValue === 'ALARM',
+          detail: `alarm ${name} is ${a.StateValue ?? 'unknown'}${a.StateReason ? ` (${a.StateReason})` : ''}`,
+        };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { open: false, detail: `could not read alarm ${name}`, error: message };
+      }
+    },
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * The computed blast radius (SPEC §5.5): what FIS will really select, not what the author typed. FIS's
+ * own rounding is applied (`PERCENT(n)` rounds down, SEMANTICS §3.4), the limits round down too, and
+ * the resolved targets' tags are checked against the forbidden and required tags.
+ */
+import type { Gate, GateContext } from '../engine/gates.js';
+import type { ResolvedTarget } from '../injector/injector.js';
+import type { FisTarget, Plan } from '../plan/schema.js';
+
+/** The limits a selection is compared with: the stricter of the plan and the policy. */
+export interface BlastLimits {
+  maxTargets: number;
+  maxPercent: number;
+  /** Tag key → forbidden values (matched case-insensitively: `Production` is as forbidden as `production`). */
+  forbidTags: Record<string, string[]>;
+  /** Tag key → required value. */
+  requireTags: Record<string, string>;
+}
+
+/** The plan's own limits (used when no policy applies). */
+export function planLimits(plan: Plan): BlastLimits {
+  return {
+    maxTargets: plan.blastRadius.maxTargets,
+    maxPercent: plan.blastRadius.maxPercent,
+    forbidTags: plan.blastRadius.forbidTags,
+    requireTags: plan.blastRadius.requireTags,
+  };
+}
+
+const SELECTION = /^(ALL|COUNT\((\d+)\)|PERCENT\((\d+)\))$/;
+
+/** A parsed FIS selection mode. */
+export type SelectionMode = { kind: 'ALL' } | { kind: 'COUNT'; n: number } | { kind: 'PERCENT'; n: number };
+
+/** Parses `ALL`, `COUNT(n)` or `PERCENT(n)`; undefined for anything else. */
+export function parseSelectionMode(text: string): SelectionMode | undefined {
+  const m = SELECTION.exec(text.trim());
+  if (!m) return undefined;
+  if (m[2] !== undefined) return { kind: 'COUNT', n: Number(m[2]) };
+  if (m[3] !== undefined) return { kind: 'PERCENT', n: Number(m[3]) };
+  return { kind: 'ALL' };
+}
+
+/**
+ * How many of `available` resources FIS selects: ALL → all; COUNT(n) → min(n, available);
+ * PERCENT(n) → floor(n% × available) (FIS: "five instances … 50% … rounds down to two").
+ */
+export function selectionCount(mode: SelectionMode, available: number): number {
+  switch (mode.kind) {
+    case 'ALL':
+      return available;
+    case 'COUNT':
+      return Math.min(mode.n, available);
+    case 'PERCENT':
+      return Math.floor((mode.n * available) / 100);
+  }
+}
+
+/**
+ * How many of `available` resources a `maxPercent` limit allows, rounded down like FIS's own selection.
+ * The small epsilon keeps `33.3% of 1000` at 333 despite binary fractions.
+ */
+export function allowedByPercent(maxPercent: number, available: number): number {
+  return Math.floor((maxPercent * available) / 100 + 1e-9);
+}
+
+/** How many candidates a target has before FIS's selection (e.g. a tagging-API count of its tag filter). */
+export interface CandidateCounter {
+  candidates(targetName: string, target: FisTarget, signal?: AbortSignal): Promise<number>;
+}
+
+/** One target's computed selection. */
+export interface TargetSelection {
+  target: string;
+  selectionMode: string;
+  /** Candidates before selection, when known. */
+  available: number | undefined;
+  /** What FIS will select: the rounding applied to the candidates, or the resolved count when larger. */
+  selected: number;
+  resolved: ResolvedTarget[];
+}
+
+/** A blast-radius violation. */
+export interface BlastRefusal {
+  field: string;
+  reason: string;
+}
+
+export interface BlastInputs {
+  plan: Plan;
+  /** The dry run's resolution (FIS's selection). */
+  resolved: readonly ResolvedTarget[];
+  /** Candidate counts per target name, when known; ARN-listed targets count their ARNs otherwise. */
+  available?: Readonly<Record<string, number>> | undefined;
+  limits: BlastLimits;
+  /**
+   * A resolved target without tag information cannot be shown free of forbidden tags. `refuse` (the
+   * default) fails closed; `allow` trusts the static tag checks on the plan.
+   */
+  unknownTags?: 'refuse' | 'allow' | undefined;
+}
+
+export interface BlastDecision {
+  ok: boolean;
+  selections: TargetSelection[];
+  /** Distinct resources the experiment may touch (an upper bound when some targets were not resolved). */
+  totalSelected: number;
+  refusals: BlastRefusal[];
+}
+
+function pct(count: number, of: number): string {
+  return of === 0 ? '0%' : `${Number(((100 * count) / of).toFixed(1))}%`;
+}
+
+function matchesForbidden(
+  tags: Record<string, string>,
+  forbid: Record<string, string[]>,
+): string | undefined {
+  for (const [key, values] of Object.entries(forbid)) {
+    const v = tags[key];
+    if (v !== undefined && values.some((f) => f.toLowerCase() === v.toLowerCase())) return `${key}=${v}`;
+  }
+  return undefined;
+}
+
+/** Compares the selection FIS will make with the limits. Pure: every rounding boundary is table-tested. */
+export function blastRadiusDecision(input: BlastInputs): BlastDecision {
+  const { plan, limits } = input;
+  const refusals: BlastRefusal[] = [];
+  const selections: TargetSelection[] = [];
+  const field = (name: string): string => `fis.targets.${name}.selectionMode`;
+
+  for (const [name, target] of Object.entries(plan.fis.targets)) {
+    const resolved = input.resolved.filter((r) => r.target === name);
+    const mode = parseSelectionMode(target.selectionMode);
+    if (!mode) {
+      refusals.push({
+        field: field(name),
+        reason: `target ${name}: selectionMode "${target.selectionMode}" is not ALL, COUNT(n) or PERCENT(n)`,
+      });
+      continue;
+    }
+    const available = input.available?.[name] ?? target.resourceArns?.length;
+    const predicted = available === undefined ? undefined : selectionCount(mode, available);
+    const selected = Math.max(predicted ?? 0, resolved.length);
+    selections.push({ target: name, selectionMode: target.selectionMode, available, selected, resolved });
+
+    if (selected === 0) {
+      const why =
+        available === undefined
+          ? 'the dry run resolved no resource'
+          : `${target.selectionMode} of ${available} candidate${available === 1 ? '' : 's'} rounds down to 0`;
+      refusals.push({ field: field(name), reason: `target ${name} selects no resource: ${why}` });
+      continue;
+    }
+    if (limits.maxPercent < 100) {
+      if (available !== undefined) {
+        const allowed = allowedByPercent(limits.maxPercent, available);
+        if (selected > allowed) {
+          refusals.push({
+            field: 'blastRadius.maxPercent',
+            reason:
+              `target ${name} selects ${selected} of ${available} (${pct(selected, available)}) with ${target.selectionMode}; ` +
+              `blastRadius.maxPercent ${limits.maxPercent}% allows at most ${allowed} of ${available} (rounded down)`,
+          });
+        }
+      } else if (mode.kind === 'ALL' || (mode.kind === 'PERCENT' && mode.n > limits.maxPercent)) {
+        refusals.push({
+          field: field(name),
+          reason: `target ${name} selects ${target.selectionMode}, wider than blastRadius.maxPercent ${limits.maxPercent}%`,
+        });
+      } else if (mode.kind === 'COUNT') {
+        refusals.push({
+          field: field(name),
+          reason:
+            `target ${name} selects ${target.selectionMode} but its candidate count is unknown, so the share ` +
+            `cannot be checked against blastRadius.maxPercent ${limits.maxPercent}%; list resourceArns or provide a candidate count`,
+        });
+      }
+    }
+  }
+
+  const distinct = new Set(input.resolved.map((r) => r.arn));
+  const unresolvedExtra = selections.reduce((sum, s) => sum + Math.max(0, s.selected - s.resolved.length), 0);
+  const totalSelected = distinct.size + unresolvedExtra;
+  if (totalSelected > limits.maxTargets) {
+    refusals.push({
+      field: 'blastRadius.maxTargets',
+      reason:
+        `the experiment selects ${totalSelected} target${totalSelected === 1 ? '' : 's'} ` +
+        `(${selections.map((s) => `${s.target}: ${s.selected}`).join(', ')}) > blastRadius.maxTargets ${limits.maxTargets}`,
+    });
+  }
+
+  const guarded = Object.keys(limits.forbidTags).length > 0 || Object.keys(limits.requireTags).length > 0;
+  for (const r of input.resolved) {
+    if (r.tags === undefined) {
+      if (guarded && (input.unknownTags ?? 'refuse') === 'refuse') {
+        refusals.push({
+          field: 'blastRadius.forbidTags',
+          reason: `resolved target ${r.arn} (${r.target}) carries no tag information, so it cannot be shown free of forbidden tags`,
+        });
+      }
+      continue;
+    }
+    const forbidden = matchesForbidden(r.tags, limits.forbidTags);
+    if (forbidden) {
+      refusals.push({
+        field: 'blastRadius.forbidTags',
+        reason: `resolved target ${r.arn} (${r.target}) is tagged ${forbidden}, a forbidden tag`,
+      });
+    }
+    const missing = Object.entries(limits.requireTags).filter(([k, v]) => r.tags?.[k] !== v);
+    if (missing.length > 0) {
+      refusals.push({
+        field: 'blastRadius.requireTags',
+        reason: `resolved target ${r.arn} (${r.target}) lacks the required tag${missing.length > 1 ? 's' : ''} ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}`,
+      });
+    }
+  }
+  return { ok: refusals.length === 0, selections, totalSelected, refusals };
+}
+
+export interface BlastRadiusGateOptions {
+  /** The effective limits (plan ∧ policy); defaults to the plan's own. */
+  limits?: ((plan: Plan) => BlastLimits) | undefined;
+  candidates?: CandidateCounter | undefined;
+  unknownTags?: 'refuse' | 'allow' | undefined;
+}
+
+/** The computed blast radius as a gate of stage `after-targets`: any violation is `refused`. */
+export function blastRadiusGate(options: BlastRadiusGateOptions = {}): Gate {
+  return {
+    name: 'blast-radius',
+    stage: 'after-targets',
+    async check(ctx: GateContext) {
+      if (ctx.targets === undefined) {
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason: 'the targets were not resolved (no dry run), so the blast radius cannot be computed',
+          field: 'fis.targets',
+        };
+      }
+      let available: Record<string, number> | undefined;
+      if (options.candidates) {
+        available = {};
+        for (const [name, target] of Object.entries(ctx.plan.fis.targets)) {
+          try {
+            available[name] = await options.candidates.candidates(name, target, ctx.signal);
+          } catch (error) {
+            return {
+              pass: false,
+              verdict: 'not-run',
+              reason: `cannot count the candidates of target ${name}: ${error instanceof Error ? error.message : String(error)}`,
+              field: `fis.targets.${name}`,
+            };
+          }
+        }
+      }
+      const decision = blastRadiusDecision({
+        plan: ctx.plan,
+        resolved: ctx.targets,
+        available,
+        limits: (options.limits ?? planLimits)(ctx.plan),
+        unknownTags: options.unknownTags,
+      });
+      const summary = decision.selections
+        .map(
+          (s) =>
+            `${s.target} ${s.selectionMode}${s.available === undefined ? '' : ` of ${s.available}`} → ${s.selected}`,
+        )
+        .join(', ');
+      ctx.record({
+        type: 'preflight',
+        message: `blast radius: ${summary}; ${decision.totalSelected} target(s) in total`,
+        data: {
+          gate: 'blast-radius',
+          totalSelected: decision.totalSelected,
+          selections: decision.selections.map((s) => ({
+            target: s.target,
+            selectionMode: s.selectionMode,
+            available: s.available ?? null,
+            selected: s.selected,
+            arns: s.resolved.map((r) => r.arn),
+          })),
+        },
+      });
+      const first = decision.refusals[0];
+      if (!first) return { pass: true, note: `blast radius ${decision.totalSelected} target(s): ${summary}` };
+      return {
+        pass: false,
+        verdict: 'refused',
+        reason: decision.refusals.map((r) => r.reason).join('; '),
+        field: first.field,
+      };
+    },
+  };
+}

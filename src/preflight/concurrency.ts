@@ -1,0 +1,137 @@
+/**
+ * Concurrency (SPEC §5.6): two chaos-gate experiments on intersecting targets would confound each other's
+ * measurements and add their blast radii. The second one queues: it polls for up to the queue timeout,
+ * showing progress, and gives up with `not-run` naming the experiment in its way.
+ */
+import type { Gate, GateContext } from '../engine/gates.js';
+import type { Clock } from '../clock/clock.js';
+import { formatDuration } from '../plan/duration.js';
+
+/** A chaos-gate experiment currently running, with the resources it targets (ARNs). */
+export interface RunningExperiment {
+  id: string;
+  planId: string;
+  targets: string[];
+}
+
+/** Lists the chaos-gate-tagged experiments running now (account and Region of the run). */
+export interface ExperimentLister {
+  running(signal?: AbortSignal): Promise<RunningExperiment[]>;
+}
+
+/**
+ * Default wait between polls. FIS experiments change state on the order of seconds; polling every 10 s
+ * keeps ListExperiments far below FIS's API rate limits while a queue waits minutes.
+ */
+export const DEFAULT_QUEUE_POLL_MS = 10_000;
+
+/** A running experiment in the way, and the targets both touch. */
+export interface Conflict {
+  experiment: RunningExperiment;
+  /** Shared ARNs; empty when the other experiment's targets are unknown (treated as overlapping). */
+  shared: string[];
+}
+
+/**
+ * The running experiments whose targets intersect `mine`. An experiment that reports no targets might
+ * touch anything, so it conflicts (fail closed). `ownIds` excludes this run's own experiments (its dry run).
+ */
+export function conflicts(
+  mine: readonly string[],
+  running: readonly RunningExperiment[],
+  ownIds: readonly string[] = [],
+): Conflict[] {
+  const set = new Set(mine);
+  const out: Conflict[] = [];
+  for (const e of running) {
+    if (ownIds.includes(e.id)) continue;
+    if (e.targets.length === 0) {
+      out.push({ experiment: e, shared: [] });
+      continue;
+    }
+    const shared = e.targets.filter((t) => set.has(t));
+    if (shared.length > 0) out.push({ experiment: e, shared });
+  }
+  return out;
+}
+
+function describe(c: Conflict): string {
+  const what =
+    c.shared.length === 0
+      ? 'unknown targets'
+      : `${c.shared.length} shared target${c.shared.length === 1 ? '' : 's'} (${c.shared.join(', ')})`;
+  return `experiment ${c.experiment.id} (plan ${c.experiment.planId}) on ${what}`;
+}
+
+export interface ConcurrencyGateOptions {
+  lister: ExperimentLister;
+  clock: Clock;
+  /** How long to wait for the other experiments to finish (the `queue-timeout` input); 0 = do not wait. */
+  queueTimeoutMs: number;
+  pollMs?: number | undefined;
+  /** Experiment ids of this run itself (e.g. its dry run), never a conflict. */
+  ownIds?: (() => readonly string[]) | undefined;
+}
+
+/** The concurrency gate (stage `after-targets`: it compares resolved target ARNs). */
+export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
+  const pollMs = options.pollMs ?? DEFAULT_QUEUE_POLL_MS;
+  return {
+    name: 'concurrency',
+    stage: 'after-targets',
+    async check(ctx: GateContext) {
+      const mine = (ctx.targets ?? []).map((t) => t.arn);
+      const started = options.clock.now();
+      const deadline = started + options.queueTimeoutMs;
+      let polls = 0;
+      while (true) {
+        let running: RunningExperiment[];
+        try {
+          running = await options.lister.running(ctx.signal);
+        } catch (error) {
+          return {
+            pass: false,
+            verdict: 'not-run',
+            reason: `cannot list running experiments (${error instanceof Error ? error.message : String(error)}); refusing to start beside an unknown one`,
+          };
+        }
+        polls += 1;
+        const found = conflicts(mine, running, options.ownIds?.() ?? []);
+        const waited = options.clock.now() - started;
+        if (found.length === 0) {
+          return {
+            pass: true,
+            note:
+              waited > 0
+                ? `queued ${formatDuration(waited)} behind other experiments`
+                : 'no intersecting experiment running',
+          };
+        }
+        const names = found.map(describe).join('; ');
+        if (ctx.signal?.aborted) {
+          return { pass: false, verdict: 'not-run', reason: `cancelled while queued behind ${names}` };
+        }
+        const now = options.clock.now();
+        if (now >= deadline) {
+          return {
+            pass: false,
+            verdict: 'not-run',
+            reason: `${names} still running after waiting ${formatDuration(waited)} (queue timeout ${formatDuration(options.queueTimeoutMs)})`,
+          };
+        }
+        ctx.record({
+          type: 'preflight',
+          message: `queued behind ${names}: waited ${formatDuration(waited)} of ${formatDuration(options.queueTimeoutMs)}`,
+          data: {
+            gate: 'concurrency',
+            waitedMs: waited,
+            queueTimeoutMs: options.queueTimeoutMs,
+            poll: polls,
+            experiments: found.map((c) => c.experiment.id),
+          },
+        });
+        await options.clock.sleep(Math.min(pollMs, deadline - now), ctx.signal);
+      }
+    },
+  };
+}

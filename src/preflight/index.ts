@@ -1,0 +1,121 @@
+/**
+ * Preflight: the gates a run passes before anything is injected (SPEC §5), and the checks repeated every
+ * tick while the fault may be on. Front doors build them here from the plan and the probes they wire
+ * (concrete FIS, Prometheus or CloudWatch code stays on their side of these interfaces).
+ */
+import type { Clock } from '../clock/clock.js';
+import type { Gate, MidRunCheck } from '../engine/gates.js';
+import type { Plan } from '../plan/schema.js';
+import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
+import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
+import { catalogGate } from './catalog.js';
+import { concurrencyGate, type ExperimentLister } from './concurrency.js';
+import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './incidents.js';
+import { killSwitchGate, killSwitchMidRunCheck, type KillSwitchProbe } from './kill-switch.js';
+import { effectiveLimits, policyGate, type LoadedPolicy } from './policy.js';
+import { scheduleGate } from './schedule.js';
+
+export interface PreflightOptions {
+  plan: Plan;
+  /** Directory of the plan file: `blastRadius.catalog.path` is relative to it. */
+  planDir: string;
+  policy?: LoadedPolicy | undefined;
+  /** True when the plan's text writes a field (`LoadedPlan.locate(f) !== undefined`); see policy.ts. */
+  written?: ((field: string) => boolean) | undefined;
+  incidents?: IncidentProbe | undefined;
+  killSwitch?: KillSwitchProbe | undefined;
+  budget?: { counts: CountReader; ledger: LedgerReader } | undefined;
+  concurrency?:
+    | {
+        lister: ExperimentLister;
+        clock: Clock;
+        queueTimeoutMs: number;
+        pollMs?: number | undefined;
+        ownIds?: (() => readonly string[]) | undefined;
+      }
+    | undefined;
+  candidates?: CandidateCounter | undefined;
+  /** How resolved targets without tag information are treated (default `refuse`). */
+  unknownTags?: 'refuse' | 'allow' | undefined;
+  /** Overrides the planned run length used by the schedule (default: `planRunDurationMs(plan)`). */
+  plannedRunMs?: number | undefined;
+}
+
+export interface Preflight {
+  /** In SPEC §5 order within each stage: static, before-targets, after-targets. */
+  gates: Gate[];
+  midRun: MidRunCheck[];
+}
+
+/** A gate standing in for a probe the plan needs but the front door did not wire: fail closed. */
+function missing(name: string, field: string, what: string): Gate {
+  return {
+    name,
+    stage: 'before-targets',
+    async check() {
+      return {
+        pass: false,
+        verdict: 'not-run',
+        reason: `the plan sets ${field} but no ${what} is configured, so it cannot be checked`,
+        field,
+      };
+    },
+  };
+}
+
+/**
+ * The gates and mid-run checks for one run. A plan feature without its probe (an incident query with no
+ * incident probe, a budget with no readers) becomes a gate that does not pass, never a silent skip.
+ * The kill switch and concurrency gates are present when their probes are given.
+ */
+export function buildGates(options: PreflightOptions): Preflight {
+  const { plan } = options;
+  const gates: Gate[] = [];
+  const midRun: MidRunCheck[] = [];
+
+  if (options.policy) gates.push(policyGate(options.policy, { written: options.written }));
+  gates.push(catalogGate({ baseDir: options.planDir }));
+
+  gates.push(scheduleGate({ plannedRunMs: options.plannedRunMs }));
+  if (options.incidents) {
+    gates.push(incidentGate(options.incidents));
+    midRun.push(incidentMidRunCheck(options.incidents, { errorsBeforeAbort: plan.abort.blindAfter }));
+  } else if (plan.schedule.incidents) {
+    gates.push(missing('incidents', 'schedule.incidents', 'incident probe'));
+  }
+  if (options.killSwitch) {
+    gates.push(killSwitchGate(options.killSwitch));
+    midRun.push(killSwitchMidRunCheck(options.killSwitch));
+  }
+  if (options.budget) gates.push(budgetGate(options.budget));
+  else if (plan.budget)
+    gates.push(missing('budget', 'budget', 'budget reader (metric source and chaos ledger)'));
+
+  const policy = options.policy?.policy;
+  gates.push(
+    blastRadiusGate({
+      limits: (p) => effectiveLimits(p, policy),
+      candidates: options.candidates,
+      unknownTags: options.unknownTags,
+    }),
+  );
+  if (options.concurrency) gates.push(concurrencyGate(options.concurrency));
+
+  const order = { static: 0, 'before-targets': 1, 'after-targets': 2 } as const;
+  gates.sort((a, b) => order[a.stage] - order[b.stage]);
+  return { gates, midRun };
+}
+
+export { blastRadiusDecision, selectionCount, allowedByPercent, parseSelectionMode } from './blast-radius.js';
+export type { BlastLimits, CandidateCounter, TargetSelection } from './blast-radius.js';
+export { budgetDecision, measuredDamage, withDebit, countReaderFromSources } from './budget.js';
+export type { CountReader, LedgerReader, Damage } from './budget.js';
+export { parseCatalog, downstreamClosure } from './catalog.js';
+export { conflicts } from './concurrency.js';
+export type { ExperimentLister, RunningExperiment } from './concurrency.js';
+export type { IncidentProbe } from './incidents.js';
+export type { KillSwitchProbe } from './kill-switch.js';
+export { loadPolicy, parsePolicy, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
+export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
+export { scheduleDecision, compileSchedule, scheduleIssues, ScheduleError } from './schedule.js';
+export type { ScheduleDecision } from './schedule.js';

@@ -1,0 +1,58 @@
+/**
+ * Kill switch (SPEC §5.4, §6.4): while `chaos-gate kill` is engaged every start is refused. The probe
+ * hides how it is read (the kill-switch alarm, the FIS safety lever).
+ */
+import type { Gate, MidRunCheck } from '../engine/gates.js';
+
+/** Whether the kill switch is engaged, and why. */
+export interface KillSwitchProbe {
+  engaged(signal?: AbortSignal): Promise<{ engaged: boolean; reason?: string }>;
+}
+
+/** Engaged → `refused`. A probe that fails is `not-run`: the start cannot be shown to be allowed. */
+export function killSwitchGate(probe: KillSwitchProbe): Gate {
+  return {
+    name: 'kill-switch',
+    stage: 'before-targets',
+    async check(ctx) {
+      let state: { engaged: boolean; reason?: string };
+      try {
+        state = await probe.engaged(ctx.signal);
+      } catch (error) {
+        return {
+          pass: false,
+          verdict: 'not-run',
+          reason: `cannot read the kill switch (${error instanceof Error ? error.message : String(error)}); refusing to start`,
+        };
+      }
+      if (state.engaged) {
+        const why = state.reason ? `: ${state.reason}` : '';
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason: `the kill switch is engaged${why}; release it with \`chaos-gate kill --release\``,
+        };
+      }
+      return { pass: true, note: 'kill switch released' };
+    },
+  };
+}
+
+/**
+ * Every tick: an engaged kill switch aborts the run. FIS also stops through the kill-switch alarm; this
+ * check makes the engine notice within one interval. A failed read is not an abort here, because the
+ * alarm (a stop condition of the template) does not depend on this runner.
+ */
+export function killSwitchMidRunCheck(probe: KillSwitchProbe): MidRunCheck {
+  return {
+    name: 'kill-switch',
+    async check(_now, signal) {
+      try {
+        const state = await probe.engaged(signal);
+        return state.engaged ? `the kill switch was engaged${state.reason ? `: ${state.reason}` : ''}` : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}

@@ -1,0 +1,506 @@
+/**
+ * Schedule windows (SPEC §5.2): when a run may start. A window is either a cron expression that opens it
+ * plus a duration, or a date range; both are read in the plan's IANA time zone. The decision is a pure
+ * function of the schedule, the start time and the planned run length, so every boundary is table-tested.
+ *
+ * Semantics (documented in docs/preflight.md):
+ * - every window is half-open, [start, end): a run may start at the very instant a deny window ends;
+ * - a cron window's `duration` is wall-clock time in the zone, so `0 16 * * FRI` for 64h ends at Monday
+ *   08:00 local even when the clocks change over that weekend;
+ * - a bare `to` date includes that whole local day; a date-time without an offset is local to the zone;
+ * - a run [start, start + planned) must not touch any deny window, and when allow windows exist it must
+ *   lie inside one (adjacent or overlapping allow occurrences count as one).
+ */
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import type { Gate } from '../engine/gates.js';
+import type { Plan } from '../plan/schema.js';
+import { formatDuration } from '../plan/duration.js';
+import { planRunDurationMs } from '../plan/refusals.js';
+import { addWallClock, formatLocal, instantOf, isValidTimeZone, startOfNextDay } from './zone.js';
+
+export type ScheduleSpec = Plan['schedule'];
+type WindowSpec = ScheduleSpec['allow'][number];
+
+/** How far ahead the next allowed start is searched: a year and a day covers any yearly freeze. */
+export const NEXT_START_HORIZON_MS = 366 * 86_400_000;
+
+/**
+ * Most cron occurrences one decision may enumerate. An hourly window searched over the whole horizon
+ * needs 8 784; the cap only bites on denser windows (a minute cron), where cron-parser's ~0.1 ms per
+ * occurrence would otherwise turn a refusal into a minute-long search. Past it the run is still refused,
+ * only without a next start.
+ */
+export const MAX_OCCURRENCES_PER_DECISION = 10_000;
+
+/** Enumeration step of the next-start search; one local day keeps each step's occurrence list small. */
+const SEARCH_STEP_MS = 86_400_000;
+
+/**
+ * Extra look-back before a range when listing cron occurrences: wall-clock durations can exceed elapsed
+ * time by a DST shift (one hour in most zones, two in a few historical ones).
+ */
+const DST_SLACK_MS = 3 * 3_600_000;
+
+/** A problem with the schedule itself (not with the time): becomes a `refused` verdict. */
+export interface ScheduleIssue {
+  /** Plan field path, e.g. `schedule.deny[1].cron`. */
+  field: string;
+  value: string;
+  message: string;
+}
+
+/** Thrown by `compileSchedule` when a window, the time zone or a cron expression is unusable. */
+export class ScheduleError extends Error {
+  override name = 'ScheduleError';
+  constructor(readonly issues: ScheduleIssue[]) {
+    super(issues.map((i) => `${i.field}: ${i.message}`).join('\n'));
+  }
+}
+
+/** One occurrence of a window: [start, end) in epoch ms. */
+export interface Occurrence {
+  start: number;
+  end: number;
+  window: CompiledWindow;
+}
+
+/** A window ready to enumerate its occurrences. */
+export interface CompiledWindow {
+  kind: 'allow' | 'deny';
+  index: number;
+  /** `schedule.deny[0]`. */
+  field: string;
+  reason: string;
+  /** `cron "0 16 * * FRI" for 64h` or `2026-12-20 → 2027-01-05`. */
+  describe: string;
+  /** Occurrences overlapping [from, to), in start order. */
+  occurrences(from: number, to: number, budget: OccurrenceBudget): Occurrence[];
+}
+
+/** Counts enumerated cron occurrences against `MAX_OCCURRENCES_PER_DECISION`. */
+export class OccurrenceBudget {
+  used = 0;
+  constructor(readonly limit = MAX_OCCURRENCES_PER_DECISION) {}
+  take(window: CompiledWindow): void {
+    this.used += 1;
+    if (this.used > this.limit) throw new SearchLimitError(window, this.limit);
+  }
+}
+
+class SearchLimitError extends Error {
+  constructor(
+    readonly window: CompiledWindow,
+    readonly limit: number,
+  ) {
+    super(`${window.field} fires more than ${limit} times within the search`);
+  }
+}
+
+export interface CompiledSchedule {
+  timezone: string;
+  allow: CompiledWindow[];
+  deny: CompiledWindow[];
+}
+
+const BARE_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+type ParsedBound = { ok: true; ms: number } | { ok: false; message: string };
+
+function validCalendar(y: number, mo: number, d: number): boolean {
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/** Reads a `from`/`to` bound: a bare date (local midnight; for `to`, the end of that day) or a date-time. */
+function parseBound(text: string, side: 'from' | 'to', timeZone: string): ParsedBound {
+  const expected = 'a date (2026-12-20) or an ISO date-time (2026-12-20T18:00, 2026-12-20T17:00:00Z)';
+  const bare = BARE_DATE.exec(text.trim());
+  if (bare) {
+    const [y, mo, d] = [Number(bare[1]), Number(bare[2]), Number(bare[3])];
+    if (!validCalendar(y, mo, d))
+      return { ok: false, message: `"${text}" is not a calendar date; expected ${expected}` };
+    const day = { year: y, month: mo, day: d };
+    const ms =
+      side === 'from'
+        ? instantOf({ ...day, hour: 0, minute: 0, second: 0, millisecond: 0 }, timeZone)
+        : startOfNextDay(day, timeZone);
+    return { ok: true, ms };
+  }
+  const dt = DATE_TIME.exec(text.trim());
+  if (!dt) return { ok: false, message: `"${text}" is not a date or date-time; expected ${expected}` };
+  const [y, mo, d, h, mi] = [Number(dt[1]), Number(dt[2]), Number(dt[3]), Number(dt[4]), Number(dt[5])];
+  const s = dt[6] === undefined ? 0 : Number(dt[6]);
+  const frac = dt[7] === undefined ? 0 : Number(dt[7].padEnd(3, '0'));
+  if (!validCalendar(y, mo, d) || h > 23 || mi > 59 || s > 59) {
+    return { ok: false, message: `"${text}" is not a valid date-time; expected ${expected}` };
+  }
+  const zone = dt[8];
+  if (zone === undefined) {
+    return {
+      ok: true,
+      ms: instantOf(
+        { year: y, month: mo, day: d, hour: h, minute: mi, second: s, millisecond: frac },
+        timeZone,
+      ),
+    };
+  }
+  let offsetMin = 0;
+  if (zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
+  }
+  return { ok: true, ms: Date.UTC(y, mo - 1, d, h, mi, s, frac) - offsetMin * 60_000 };
+}
+
+function compileWindow(
+  spec: WindowSpec,
+  kind: 'allow' | 'deny',
+  index: number,
+  timeZone: string,
+  issues: ScheduleIssue[],
+): CompiledWindow | undefined {
+  const field = `schedule.${kind}[${index}]`;
+  if ('cron' in spec) {
+    const durationMs = spec.duration;
+    if (!Number.isFinite(durationMs) || durationMs <= 0) {
+      issues.push({
+        field: `${field}.duration`,
+        value: String(spec.duration),
+        message: 'expected a duration above 0',
+      });
+      return undefined;
+    }
+    try {
+      CronExpressionParser.parse(spec.cron, { tz: timeZone });
+    } catch (error) {
+      issues.push({
+        field: `${field}.cron`,
+        value: spec.cron,
+        message: `"${spec.cron}" is not a cron expression (${errorMessage(error)}); expected five fields such as "0 16 * * FRI"`,
+      });
+      return undefined;
+    }
+    let cache: { from: number; list: Occurrence[]; it: CronExpression; done: boolean } | undefined;
+    const window: CompiledWindow = {
+      kind,
+      index,
+      field,
+      reason: spec.reason,
+      describe: `cron "${spec.cron}" for ${formatDuration(durationMs)}`,
+      occurrences(from, to, budget) {
+        // Any occurrence that started up to one duration (plus DST slack) before `from` may still be open.
+        const lookFrom = from - durationMs - DST_SLACK_MS;
+        if (cache === undefined || lookFrom < cache.from) {
+          cache = {
+            from: lookFrom,
+            list: [],
+            it: CronExpressionParser.parse(spec.cron, { currentDate: new Date(lookFrom - 1), tz: timeZone }),
+            done: false,
+          };
+        }
+        // The search moves forward in time, so occurrences are enumerated once and reused.
+        while (
+          !cache.done &&
+          (cache.list.length === 0 || (cache.list[cache.list.length - 1] as Occurrence).start < to)
+        ) {
+          if (!cache.it.hasNext()) {
+            cache.done = true;
+            break;
+          }
+          const start = cache.it.next().getTime();
+          budget.take(window);
+          cache.list.push({ start, end: addWallClock(start, durationMs, timeZone), window });
+        }
+        return cache.list.filter((o) => o.start < to && o.end > from);
+      },
+    };
+    return window;
+  }
+  const from = parseBound(spec.from, 'from', timeZone);
+  const to = parseBound(spec.to, 'to', timeZone);
+  if (!from.ok) issues.push({ field: `${field}.from`, value: spec.from, message: from.message });
+  if (!to.ok) issues.push({ field: `${field}.to`, value: spec.to, message: to.message });
+  if (!from.ok || !to.ok) return undefined;
+  if (to.ms <= from.ms) {
+    issues.push({
+      field: `${field}.to`,
+      value: spec.to,
+      message: `"${spec.to}" is not after "${spec.from}"; expected the window to end after it starts`,
+    });
+    return undefined;
+  }
+  const window: CompiledWindow = {
+    kind,
+    index,
+    field,
+    reason: spec.reason,
+    describe: `${spec.from} → ${spec.to}`,
+    occurrences(rangeFrom, rangeTo) {
+      return from.ms < rangeTo && to.ms > rangeFrom ? [{ start: from.ms, end: to.ms, window }] : [];
+    },
+  };
+  return window;
+}
+
+/** Validates and compiles a schedule; throws `ScheduleError` listing every unusable field. */
+export function compileSchedule(schedule: ScheduleSpec): CompiledSchedule {
+  const issues: ScheduleIssue[] = [];
+  const timezone = schedule.timezone;
+  if (!isValidTimeZone(timezone)) {
+    throw new ScheduleError([
+      {
+        field: 'schedule.timezone',
+        value: timezone,
+        message: `"${timezone}" is not an IANA time zone; expected a name such as Europe/Berlin or UTC`,
+      },
+    ]);
+  }
+  const allow = schedule.allow.map((w, i) => compileWindow(w, 'allow', i, timezone, issues));
+  const deny = schedule.deny.map((w, i) => compileWindow(w, 'deny', i, timezone, issues));
+  if (issues.length > 0) throw new ScheduleError(issues);
+  return {
+    timezone,
+    allow: allow.filter((w): w is CompiledWindow => w !== undefined),
+    deny: deny.filter((w): w is CompiledWindow => w !== undefined),
+  };
+}
+
+/** The problems `compileSchedule` would throw, as a list (empty when the schedule is usable). */
+export function scheduleIssues(schedule: ScheduleSpec): ScheduleIssue[] {
+  try {
+    compileSchedule(schedule);
+    return [];
+  } catch (error) {
+    if (error instanceof ScheduleError) return error.issues;
+    throw error;
+  }
+}
+
+/** The window a refusal names, with the bounds of the occurrence that applied. */
+export interface WindowRef {
+  kind: 'allow' | 'deny';
+  field: string;
+  reason: string;
+  describe: string;
+  /** The occurrence's bounds (epoch ms), when one applied. */
+  start?: number;
+  end?: number;
+}
+
+export type ScheduleDecision =
+  | { ok: true; plannedRunMs: number }
+  | {
+      ok: false;
+      window: WindowRef;
+      /** Why the time is wrong: names the window, its bounds in the plan's time zone, and the next start. */
+      reason: string;
+      /** The earliest start within the horizon at which the planned run fits; null when none was found. */
+      nextAllowedStart: number | null;
+      plannedRunMs: number;
+    };
+
+interface Blocker {
+  window: WindowRef;
+  /** The clause before the next-start sentence. */
+  what: string;
+}
+
+function refOf(o: Occurrence): WindowRef {
+  return {
+    kind: o.window.kind,
+    field: o.window.field,
+    reason: o.window.reason,
+    describe: o.window.describe,
+    start: o.start,
+    end: o.end,
+  };
+}
+
+function bounds(o: { start: number; end: number }, tz: string): string {
+  return `${formatLocal(o.start, tz)} → ${formatLocal(o.end, tz)}`;
+}
+
+function windowText(o: Occurrence, tz: string): string {
+  return `${o.window.kind} window ${o.window.field} "${o.window.reason}" (${o.window.describe}: ${bounds(o, tz)}, ${tz})`;
+}
+
+/** Merges allow occurrences that touch or overlap into continuous spans, keeping the first occurrence. */
+function mergeSpans(occurrences: Occurrence[]): { start: number; end: number; first: Occurrence }[] {
+  const sorted = [...occurrences].sort((a, b) => a.start - b.start);
+  const spans: { start: number; end: number; first: Occurrence }[] = [];
+  for (const o of sorted) {
+    const last = spans[spans.length - 1];
+    if (last && o.start <= last.end) last.end = Math.max(last.end, o.end);
+    else spans.push({ start: o.start, end: o.end, first: o });
+  }
+  return spans;
+}
+
+interface Snapshot {
+  deny: Occurrence[];
+  allowSpans: { start: number; end: number; first: Occurrence }[];
+}
+
+function snapshot(s: CompiledSchedule, from: number, to: number, budget: OccurrenceBudget): Snapshot {
+  return {
+    deny: s.deny.flatMap((w) => w.occurrences(from, to, budget)).sort((a, b) => a.start - b.start),
+    allowSpans: mergeSpans(s.allow.flatMap((w) => w.occurrences(from, to, budget))),
+  };
+}
+
+/** Why a run [start, start + planned) may not start, or undefined when it may. */
+function blocker(s: CompiledSchedule, snap: Snapshot, start: number, planned: number): Blocker | undefined {
+  const tz = s.timezone;
+  const end = start + planned;
+  const inside = snap.deny.find((d) => d.start <= start && start < d.end);
+  if (inside) return { window: refOf(inside), what: `inside ${windowText(inside, tz)}` };
+  const crossed = snap.deny.find((d) => start < d.start && end > d.start);
+  if (crossed) {
+    return {
+      window: refOf(crossed),
+      what: `the planned run of ${formatDuration(planned)} would end at ${formatLocal(end, tz)}, inside ${windowText(crossed, tz)}`,
+    };
+  }
+  if (s.allow.length === 0) return undefined;
+  const span = snap.allowSpans.find((a) => a.start <= start && start < a.end);
+  if (span && end <= span.end) return undefined;
+  if (span) {
+    return {
+      window: { ...refOf(span.first), start: span.start, end: span.end },
+      what:
+        `the planned run of ${formatDuration(planned)} would end at ${formatLocal(end, tz)}, after ` +
+        `allow window ${span.first.window.field} "${span.first.window.reason}" closes at ${formatLocal(span.end, tz)} (${tz})`,
+    };
+  }
+  const first = s.allow[0] as CompiledWindow;
+  return {
+    window: { kind: 'allow', field: 'schedule.allow', reason: first.reason, describe: first.describe },
+    what: `outside every allow window (${s.allow.map((w) => `${w.field} "${w.reason}": ${w.describe}`).join('; ')}; ${tz})`,
+  };
+}
+
+function fits(s: CompiledSchedule, snap: Snapshot, start: number, planned: number): boolean {
+  return blocker(s, snap, start, planned) === undefined;
+}
+
+/**
+ * The earliest start at or after `from` (within `NEXT_START_HORIZON_MS`) at which a run of `planned` ms
+ * touches no deny window and lies inside an allow span. Candidates are `from`, every deny end and every
+ * allow-span start: the set of good starts is a union of intervals whose left ends are among them.
+ */
+export function nextAllowedStart(
+  s: CompiledSchedule,
+  from: number,
+  planned: number,
+  budget = new OccurrenceBudget(),
+): number | null {
+  for (let step = from; step < from + NEXT_START_HORIZON_MS; step += SEARCH_STEP_MS) {
+    const stepEnd = step + SEARCH_STEP_MS;
+    const snap = snapshot(s, step, stepEnd + planned + 1, budget);
+    const candidates = [step, ...snap.deny.map((d) => d.end), ...snap.allowSpans.map((a) => a.start)]
+      .filter((c) => c >= step && c < stepEnd && c >= from)
+      .sort((a, b) => a - b);
+    for (const c of candidates) if (fits(s, snap, c, planned)) return c;
+  }
+  return null;
+}
+
+/**
+ * May a run of `plannedRunMs` start at `startMs`? When not, names the window (its reason and bounds in the
+ * plan's time zone) and the next allowed start. Throws `ScheduleError` for an unusable schedule.
+ */
+export function scheduleDecision(
+  schedule: ScheduleSpec,
+  startMs: number,
+  plannedRunMs: number,
+): ScheduleDecision {
+  const s = compileSchedule(schedule);
+  const budget = new OccurrenceBudget();
+  let block: Blocker | undefined;
+  try {
+    block = blocker(s, snapshot(s, startMs, startMs + plannedRunMs + 1, budget), startMs, plannedRunMs);
+  } catch (error) {
+    if (!(error instanceof SearchLimitError)) throw error;
+    // Fail closed: a window too dense to enumerate is treated as covering the run.
+    const w = error.window;
+    return {
+      ok: false,
+      window: { kind: w.kind, field: w.field, reason: w.reason, describe: w.describe },
+      reason: `${w.field} "${w.reason}" (${w.describe}) fires more than ${error.limit} times around the planned run; cannot decide, so the run does not start`,
+      nextAllowedStart: null,
+      plannedRunMs,
+    };
+  }
+  if (!block) return { ok: true, plannedRunMs };
+  let next: number | null;
+  let limitNote = '';
+  try {
+    next = nextAllowedStart(s, startMs, plannedRunMs, budget);
+  } catch (error) {
+    if (!(error instanceof SearchLimitError)) throw error;
+    next = null;
+    limitNote = ` (search stopped: ${error.message})`;
+  }
+  const nextText =
+    next === null
+      ? `no allowed start for a ${formatDuration(plannedRunMs)} run within ${NEXT_START_HORIZON_MS / 86_400_000} days${limitNote}`
+      : `next allowed start ${formatLocal(next, s.timezone)} (${new Date(next).toISOString()})`;
+  return {
+    ok: false,
+    window: block.window,
+    reason: `${block.what}; ${nextText}`,
+    nextAllowedStart: next,
+    plannedRunMs,
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface ScheduleGateOptions {
+  /** The planned run length; defaults to `planRunDurationMs(plan)`. */
+  plannedRunMs?: number | undefined;
+}
+
+/**
+ * The schedule as a gate: an unusable schedule is `refused` (the plan is wrong), a wrong time is `not-run`
+ * with the window and the next allowed start.
+ */
+export function scheduleGate(options: ScheduleGateOptions = {}): Gate {
+  return {
+    name: 'schedule',
+    stage: 'before-targets',
+    async check(ctx) {
+      const planned = options.plannedRunMs ?? planRunDurationMs(ctx.plan);
+      let decision: ScheduleDecision;
+      try {
+        decision = scheduleDecision(ctx.plan.schedule, ctx.now, planned);
+      } catch (error) {
+        if (!(error instanceof ScheduleError)) throw error;
+        const first = error.issues[0];
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason: error.issues.map((i) => `${i.field}: ${i.message}`).join('; '),
+          ...(first ? { field: first.field } : {}),
+        };
+      }
+      if (decision.ok) return { pass: true, note: `schedule allows a ${formatDuration(planned)} run now` };
+      ctx.record({
+        type: 'preflight',
+        message: `schedule: ${decision.reason}`,
+        data: {
+          gate: 'schedule',
+          window: decision.window,
+          nextAllowedStart: decision.nextAllowedStart,
+          plannedRunMs: planned,
+        },
+      });
+      return { pass: false, verdict: 'not-run', reason: decision.reason, field: decision.window.field };
+    },
+  };
+}
