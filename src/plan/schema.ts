@@ -6,16 +6,19 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
 
+/** What a duration field accepts, phrased for error messages. */
+export const DURATION_EXPECTED = 'a duration such as 500ms, 5s, 2m, 1h or 30d';
+
 /** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
 export const Duration = z
   .string()
-  .regex(new RegExp(DURATION_PATTERN), { message: 'a duration such as 500ms, 5s, 2m, 1h or 30d' })
+  .regex(new RegExp(DURATION_PATTERN), { message: DURATION_EXPECTED })
   .transform((s) => parseDuration(s) ?? NaN)
   .meta({ description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m).' });
 
-const Slug = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: 'a slug: lowercase letters, digits and dashes, at most 63' });
+const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+  message: 'a slug: lowercase letters, digits and dashes, at most 63',
+});
 
 const Dimensions = z.record(z.string(), z.string());
 
@@ -61,9 +64,7 @@ export const ScrapeSource = z
     /** Counter increase per second over the window. */
     rate: Selector.optional(),
     /** Quantile of a histogram's bucket increases, as Prometheus's histogram_quantile. */
-    quantile: z
-      .strictObject({ q: z.number().min(0).max(1), histogram: Selector })
-      .optional(),
+    quantile: z.strictObject({ q: z.number().min(0).max(1), histogram: Selector }).optional(),
     /** Current value of a gauge (summed over matching series). */
     gauge: Selector.optional(),
   })
@@ -101,9 +102,12 @@ export const Sli = z
     ...SourceFields,
     ...BoundFields,
     /** A tighter bound for the steady state (defaults to the SLI's own bound). */
-    steady: Bound.optional(),
+    steady: Bound.optional().describe('A tighter bound for the steady state (defaults to the SLI bound).'),
     /** false: only a steady-state check, not evaluated while the fault is on. */
-    during: z.boolean().default(true),
+    during: z
+      .boolean()
+      .default(true)
+      .describe('false: a steady-state check only, not evaluated while the fault is on.'),
   })
   .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
   .refine(exactlyOneBound, { message: 'exactly one bound: max, min or between' });
@@ -118,7 +122,7 @@ export const Expectation = z
     atLeast: z.number().optional(),
     atMost: z.number().optional(),
     /** Must be seen within this time of the injection. */
-    within: Duration,
+    within: Duration.describe('Must be seen within this time of the injection, e.g. 3s.'),
   })
   .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
   .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, { message: 'atLeast or atMost' });
@@ -130,16 +134,29 @@ export const AbortRule = z
     below: z.number().optional(),
     for: Duration,
   })
-  .refine((r) => (r.above === undefined) !== (r.below === undefined), { message: 'exactly one of above, below' });
+  .refine((r) => (r.above === undefined) !== (r.below === undefined), {
+    message: 'exactly one of above, below',
+  });
 
 const TagMap = z.record(z.string(), z.string());
 
 export const BlastRadius = z.strictObject({
-  maxTargets: z.number().int().positive().default(1),
-  maxPercent: z.number().gt(0).max(100).default(100),
-  maxActionDuration: Duration.prefault('60s'),
-  maxRunDuration: Duration.prefault('15m'),
-  requireTags: TagMap.default({}),
+  maxTargets: z.number().int().positive().default(1).describe('Most resources one target may select.'),
+  maxPercent: z
+    .number()
+    .gt(0)
+    .max(100)
+    .default(100)
+    .describe('Most percent of matching resources one target may select.'),
+  maxActionDuration: Duration.prefault('60s').describe(
+    'Ceiling for every FIS action duration (default 60s).',
+  ),
+  maxRunDuration: Duration.prefault('15m').describe(
+    'Ceiling for steady state + actions + recovery (default 15m).',
+  ),
+  requireTags: TagMap.default({}).describe(
+    'Tags every FIS target must select by, e.g. Environment: staging-chaos.',
+  ),
   /** Tag key → forbidden values. */
   forbidTags: z.record(z.string(), z.array(z.string())).default({ Environment: ['production', 'prod'] }),
   /** Optional dependency-closure veto from a Backstage service catalog. */
@@ -187,24 +204,53 @@ export const Budget = z.strictObject({
   /** All events over the window. */
   total: CountQuery,
   chaosShare: z.number().gt(0).max(1).default(0.1),
+  /**
+   * The SLI the run's damage is measured from (bad events above the steady-state rate while the fault was
+   * on), debited to the chaos ledger after the run: an error ratio or a success ratio.
+   */
+  damage: z
+    .strictObject({
+      sli: z.string().min(1),
+      kind: z.enum(['error-ratio', 'success-ratio']),
+    })
+    .optional(),
 });
 
+/** ARNs FIS accepts in one target's `resourceArns` (M-FIS, SEMANTICS §2.1). */
+export const FIS_MAX_TARGET_ARNS = 5;
+
+/** Longest action parameter value FIS accepts (M-FIS `ExperimentTemplateActionParameter`, SEMANTICS §2.1). */
+export const FIS_MAX_PARAMETER_LENGTH = 1024;
+
 /** FIS template pieces in FIS's own shape, so an existing template imports as is. */
-export const FisTarget = z.strictObject({
-  resourceType: z.string().min(1),
-  resourceArns: z.array(z.string()).optional(),
-  resourceTags: TagMap.optional(),
-  filters: z.array(z.strictObject({ path: z.string(), values: z.array(z.string()) })).optional(),
-  selectionMode: z.string().regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
-    message: 'ALL, COUNT(n) or PERCENT(n)',
-  }),
-  parameters: z.record(z.string(), z.string()).optional(),
-});
+export const FisTarget = z
+  .strictObject({
+    resourceType: z.string().min(1),
+    resourceArns: z
+      .array(z.string())
+      .max(FIS_MAX_TARGET_ARNS, { message: `at most ${FIS_MAX_TARGET_ARNS} ARNs (FIS limit per target)` })
+      .optional(),
+    resourceTags: TagMap.optional(),
+    filters: z.array(z.strictObject({ path: z.string(), values: z.array(z.string()) })).optional(),
+    selectionMode: z.string().regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
+      message: 'ALL, COUNT(n) or PERCENT(n)',
+    }),
+    parameters: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((t) => t.resourceArns === undefined || t.resourceTags === undefined, {
+    message: 'resourceArns or resourceTags, not both (FIS rejects a target with both)',
+  });
+
+/** FIS rejects whitespace anywhere in an action parameter value, so JSON parameters must be minified. */
+const FisActionParameter = z
+  .string()
+  .regex(/^\S+$/, { message: 'a value without spaces (FIS rejects whitespace; minify JSON parameters)' })
+  .max(FIS_MAX_PARAMETER_LENGTH, { message: `at most ${FIS_MAX_PARAMETER_LENGTH} characters (FIS limit)` });
 
 export const FisAction = z.strictObject({
   actionId: z.string().min(1),
   description: z.string().optional(),
-  parameters: z.record(z.string(), z.string()).optional(),
+  parameters: z.record(z.string(), FisActionParameter).optional(),
   targets: z.record(z.string(), z.string()).optional(),
   startAfter: z.array(z.string()).optional(),
 });
@@ -215,7 +261,9 @@ export const Fis = z.strictObject({
   targets: z.record(z.string(), FisTarget),
   actions: z.record(z.string(), FisAction),
   /** Extra stop conditions: CloudWatch alarm ARNs. */
-  stopConditions: z.array(z.string().regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' })).default([]),
+  stopConditions: z
+    .array(z.string().regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' }))
+    .default([]),
   emptyTargetResolutionMode: z.enum(['fail', 'skip']).optional(),
   reportConfiguration: z.record(z.string(), z.unknown()).optional(),
 });
@@ -234,22 +282,34 @@ export const Failover = z.strictObject({
 });
 
 export const Hypothesis = z.strictObject({
-  interval: Duration.prefault('1s'),
-  minRequests: z.number().int().nonnegative().default(0),
+  interval: Duration.prefault('1s').describe('How often every SLI is measured (default 1s).'),
+  minRequests: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(0)
+    .describe('A window with fewer requests is no-data, never a pass.'),
   /** Request count per window; below minRequests the window is no-data. */
   requests: z
     .strictObject({ ...SourceFields })
     .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
     .optional(),
-  slis: z.array(Sli).min(1, { message: 'at least one SLI' }),
-  expect: z.array(Expectation).default([]),
-  steadyState: z.strictObject({ duration: Duration }),
-  recovery: z.strictObject({ within: Duration }),
+  slis: z.array(Sli).min(1, { message: 'at least one SLI' }).describe('What must stay within bounds.'),
+  expect: z
+    .array(Expectation)
+    .default([])
+    .describe('Positive observations (e.g. breaker opened) that must be seen while the fault is on.'),
+  steadyState: z
+    .strictObject({ duration: Duration })
+    .describe('Measured before injecting; any breach or no-data means not-run.'),
+  recovery: z
+    .strictObject({ within: Duration })
+    .describe('Every SLI back within bounds this soon after the stop.'),
 });
 
 export const Plan = z.strictObject({
-  version: z.literal(1),
-  id: Slug,
+  version: z.literal(1).describe('Plan format version: 1.'),
+  id: Slug.describe('Slug naming the check run and the FIS template.'),
   title: z.string().min(1),
   service: z.string().min(1),
   environment: z.string().min(1),
@@ -257,14 +317,21 @@ export const Plan = z.strictObject({
   description: z.string().optional(),
   hypothesis: Hypothesis,
   abort: z.strictObject({
-    rules: z.array(AbortRule),
-    blindAfter: z.number().int().positive().default(3),
+    rules: z
+      .array(AbortRule)
+      .describe('Tripwires: {sli, above|below, for}; for = consecutive time over the threshold.'),
+    blindAfter: z
+      .number()
+      .int()
+      .positive()
+      .default(3)
+      .describe('Failed measurements in a row that stop the run as inconclusive.'),
   }),
   blastRadius: BlastRadius.prefault({}),
   schedule: Schedule.prefault({}),
-  budget: Budget.optional(),
-  fis: Fis,
-  failover: Failover.optional(),
+  budget: Budget.optional().describe('The SLO and the share of its error budget experiments may spend.'),
+  fis: Fis.describe('The fault, in the FIS experiment template shape.'),
+  failover: Failover.optional().describe('Inputs of the regional failover model.'),
 });
 
 export type Plan = z.output<typeof Plan>;

@@ -1,0 +1,188 @@
+/**
+ * The assembly of a real run, shared by both front doors (`chaos-gate run` and the action's
+ * `command: run`): the plan and policy, the AWS clients, the FIS injector and lease, the metric sources,
+ * the preflight gates with their AWS/Prometheus probes, the journal, and the ledger debit afterwards.
+ * This is the only module besides `action/` and `cli/` that knows concrete implementations; the engine
+ * and preflight see interfaces.
+ */
+import { dirname } from 'node:path';
+import { systemClock, type Clock } from '../clock/clock.js';
+import { runGate, type RunResult } from '../engine/run.js';
+import { staticRefusalGate } from '../engine/static-gate.js';
+import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
+import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
+import { loadPlan, type LoadedPlan } from '../plan/load.js';
+import { createAwsClients, type AwsClients } from '../injector/aws/clients.js';
+import { FisInjector } from '../injector/fis/injector.js';
+import { CloudWatchLease } from '../injector/fis/alarms.js';
+import { recordDamage } from '../injector/fis/ledger.js';
+import {
+  alarmIncidentProbe,
+  experimentLister,
+  killSwitchProbe,
+  ledgerReader,
+} from '../injector/fis/probes.js';
+import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
+import {
+  createMetricSources,
+  prometheusIncidentCheck,
+  prometheusOptionsFrom,
+  PrometheusSource,
+  type MetricSources,
+  type PrometheusInputs,
+} from '../metrics/index.js';
+import {
+  buildGates,
+  countReaderFromSources,
+  loadPolicy,
+  measuredDamage,
+  withDebit,
+} from '../preflight/index.js';
+import type { IncidentProbe } from '../preflight/incidents.js';
+import type { Plan } from '../plan/schema.js';
+
+/** GitHub cancels a step with SIGINT, then SIGTERM 7.5 s later, then kills (SPEC §6.6). */
+export const CANCEL_STOP_VERIFY_MS = 6_000;
+
+export interface RunOptions {
+  planPath: string;
+  /** The plan path as the user wrote it (messages and annotations). */
+  displayPath?: string | undefined;
+  policyPath?: string | undefined;
+  prometheus?: PrometheusInputs | undefined;
+  awsRegion?: string | undefined;
+  /** Where the journal goes (NDJSON while running, final JSON at the end); memory only when absent. */
+  journalPath?: string | undefined;
+  runId: string;
+  attempt: number;
+  repo?: string | undefined;
+  sha?: string | undefined;
+  queueTimeoutMs?: number | undefined;
+  abortFile?: string | undefined;
+  /** Template drift: repair it (default) or refuse. */
+  drift?: 'repair' | 'refuse' | undefined;
+  signal?: AbortSignal | undefined;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock | undefined;
+  stopVerifyTimeoutMs?: number | undefined;
+  onPlanLoaded?: ((loaded: LoadedPlan) => void | Promise<void>) | undefined;
+  onTick?: ((m: Measurement) => void) | undefined;
+  onEvent?: ((e: JournalEvent) => void) | undefined;
+  onExperimentId?: ((id: string) => void | Promise<void>) | undefined;
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface Assembled {
+  loaded: LoadedPlan;
+  clients: AwsClients;
+  sources: MetricSources;
+  cloudwatch: CloudWatchSourceImpl;
+}
+
+/** The incident probe the plan asks for, over the run's own sources. */
+function incidentProbe(plan: Plan, sources: MetricSources, clients: AwsClients): IncidentProbe | undefined {
+  const q = plan.schedule.incidents;
+  if (!q) return undefined;
+  if (q.cloudwatchAlarm) return alarmIncidentProbe(clients.cloudwatch, q.cloudwatchAlarm);
+  const prometheus = sources.prometheus;
+  if (q.prometheus && prometheus instanceof PrometheusSource) {
+    const check = prometheusIncidentCheck(q.prometheus, prometheus);
+    return {
+      async open(at) {
+        const s = await check.check(at);
+        return { open: s.open, detail: s.detail, ...(s.error !== undefined ? { error: s.error } : {}) };
+      },
+    };
+  }
+  return undefined;
+}
+
+/** The SLI that measures bad (or good) requests, which the ledger debit is computed from. */
+function damageSli(plan: Plan): { sli: string; kind: 'error-ratio' | 'success-ratio' } | undefined {
+  return plan.budget?.damage;
+}
+
+/** Loads, assembles and runs one plan for real. Plan errors throw `PlanError` (front doors: exit 2). */
+export async function executeRun(o: RunOptions): Promise<RunResult> {
+  const clock = o.clock ?? systemClock;
+  const log = o.log ?? (() => undefined);
+  const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
+  const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
+  await o.onPlanLoaded?.(loaded);
+  const plan = loaded.plan;
+
+  const clients = createAwsClients({ region: o.awsRegion, env: o.env });
+  const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
+  const prometheus = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
+  const sources = createMetricSources({ prometheus, cloudwatch });
+  const injector = new FisInjector({
+    fis: clients.fis,
+    cloudwatch: clients.cloudwatch,
+    region: clients.region,
+    clock,
+    ...(o.drift ? { drift: o.drift } : {}),
+    log,
+  });
+  const lease = new CloudWatchLease(clients.cloudwatch, plan.id);
+  const preflight = buildGates({
+    plan,
+    planDir: dirname(o.planPath),
+    policy,
+    written: (field) => loaded.locate(field) !== undefined,
+    incidents: incidentProbe(plan, sources, clients),
+    killSwitch: killSwitchProbe(clients),
+    budget: plan.budget
+      ? { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) }
+      : undefined,
+    concurrency: {
+      lister: experimentLister(clients),
+      clock,
+      queueTimeoutMs: o.queueTimeoutMs ?? 0,
+    },
+  });
+  const journal: JournalWriter = o.journalPath
+    ? new FileJournalWriter(o.journalPath)
+    : new MemoryJournalWriter();
+
+  const settle = async (j: Journal, _verdict: Verdict): Promise<BudgetFigures | undefined> => {
+    const damage = damageSli(plan);
+    if (!plan.budget || !damage || j.timings.injectedAt === undefined) return undefined;
+    const measured = measuredDamage(j.measurements, damage);
+    await recordDamage(clients.cloudwatch, {
+      service: plan.service,
+      planId: plan.id,
+      badEvents: measured.damage,
+      at: clock.now(),
+    });
+    return j.budget ? withDebit(j.budget, measured.damage) : undefined;
+  };
+
+  return runGate({
+    plan,
+    planDigest: loaded.digest,
+    planPath: o.displayPath ?? o.planPath,
+    runId: o.runId,
+    attempt: o.attempt,
+    clock,
+    sources,
+    injector,
+    lease,
+    gates: [staticRefusalGate(loaded), ...preflight.gates],
+    midRun: preflight.midRun,
+    journal,
+    signal: o.signal,
+    abortFile: o.abortFile,
+    onTick: o.onTick,
+    onEvent: o.onEvent,
+    onExperimentId: o.onExperimentId,
+    stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
+    region: clients.region,
+    settle,
+    ctx: {
+      runId: o.runId,
+      attempt: o.attempt,
+      ...(o.repo ? { repo: o.repo } : {}),
+      ...(o.sha ? { sha: o.sha } : {}),
+    },
+  });
+}
