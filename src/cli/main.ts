@@ -43,6 +43,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Runs the CLI as a process: argv, stdio and the exit code. */
 export async function runProcess(): Promise<void> {
+  // `chaos-gate validate plan.yaml | head -1` closes the pipe early: that is not an error of ours.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   const code = await main(process.argv.slice(2), {
     out: (t) => process.stdout.write(t + '\n'),
     err: (t) => process.stderr.write(t + '\n'),

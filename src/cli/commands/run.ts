@@ -1,0 +1,141 @@
+/**
+ * `chaos-gate run <plan>`: the gate for real — FIS and CloudWatch through the standard AWS credential
+ * chain and endpoints (`AWS_ENDPOINT_URL*` reaches the sandbox), Prometheus from flags or the
+ * environment. Prints the experiment id the moment it exists and one line per measurement.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { executeRun } from '../../compose/run.js';
+import { PlanError, formatIssue } from '../../plan/load.js';
+import { PolicyError } from '../../preflight/index.js';
+import { parseDuration } from '../../plan/duration.js';
+import { UsageError, type CliCommand } from '../command.js';
+import { progressPrinter } from '../progress.js';
+
+const usage = `Usage: chaos-gate run <plan> [options]
+
+Runs the experiment of a plan as a gate: preflight, FIS template, steady state, injection under
+tripwires, verified stop, recovery, verdict. Exit code per verdict: 0 held; 1 deviated, aborted,
+inconclusive, not-run or failed; 2 refused or unreadable input.
+
+Options:
+  --journal <path>            journal file (default out/<plan id>.journal.json next to the cwd)
+  --policy <file>             policy file whose ceilings the plan may only narrow
+  --prometheus-url <url>      Prometheus HTTP API (or CHAOS_GATE_PROMETHEUS_URL)
+  --prometheus-header 'K: V'  extra header, repeatable (or CHAOS_GATE_PROMETHEUS_HEADERS)
+  --aws-region <region>       AWS Region (or AWS_REGION)
+  --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default 0s)
+  --abort-file <path>         a file whose appearance aborts the run
+  --drift repair|refuse       what to do with a template edited by hand (default repair)
+  --run-id <id>               idempotency key of this run (default GITHUB_RUN_ID or a timestamp)
+  --attempt <n>               attempt number (default GITHUB_RUN_ATTEMPT or 1)
+  --json                      print {verdict, reason, exitCode, experimentId, journal} at the end
+  -h, --help                  show this help
+
+SIGINT/SIGTERM stop the fault (verified) and end the run as aborted.`;
+
+export const run: CliCommand = {
+  name: 'run',
+  summary: 'run a plan for real against FIS (or the sandbox) and print the verdict',
+  usage,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          journal: { type: 'string' },
+          policy: { type: 'string' },
+          'prometheus-url': { type: 'string' },
+          'prometheus-header': { type: 'string', multiple: true },
+          'aws-region': { type: 'string' },
+          'queue-timeout': { type: 'string' },
+          'abort-file': { type: 'string' },
+          drift: { type: 'string' },
+          'run-id': { type: 'string' },
+          attempt: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('expected exactly one plan file');
+    const planFile = positionals[0] as string;
+    const queue = values['queue-timeout'];
+    const queueTimeoutMs = queue === undefined ? 0 : parseDuration(queue);
+    if (queueTimeoutMs === undefined) throw new UsageError(`--queue-timeout '${queue}' is not a duration (e.g. 5m)`);
+    const drift = values.drift;
+    if (drift !== undefined && drift !== 'repair' && drift !== 'refuse') {
+      throw new UsageError(`--drift '${drift}' must be repair or refuse`);
+    }
+    const attempt = Number(values.attempt ?? io.env.GITHUB_RUN_ATTEMPT ?? '1');
+    if (!Number.isInteger(attempt) || attempt < 1) throw new UsageError(`--attempt must be a positive integer`);
+
+    const journalPath = resolve(io.cwd, values.journal ?? `out/${planFile.replace(/^.*\//, '').replace(/\.(ya?ml|json)$/, '')}.journal.json`);
+    const controller = new AbortController();
+    const onSignal = (signal: NodeJS.Signals): void => {
+      io.err(`chaos-gate: ${signal} received — stopping the fault and verifying the stop`);
+      controller.abort(`${signal}`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = progressPrinter(io.out, { steadyEveryMs: io.tty ? 0 : 10_000 });
+    try {
+      const result = await executeRun({
+        planPath: resolve(io.cwd, planFile),
+        displayPath: planFile,
+        policyPath: values.policy ? resolve(io.cwd, values.policy) : undefined,
+        prometheus: {
+          url: values['prometheus-url'],
+          ...(values['prometheus-header'] ? { headers: values['prometheus-header'] } : {}),
+        },
+        awsRegion: values['aws-region'],
+        journalPath,
+        runId: values['run-id'] ?? io.env.GITHUB_RUN_ID ?? `local-${Date.now()}`,
+        attempt,
+        repo: io.env.GITHUB_REPOSITORY,
+        sha: io.env.GITHUB_SHA,
+        queueTimeoutMs,
+        abortFile: values['abort-file'] ? resolve(io.cwd, values['abort-file']) : undefined,
+        drift,
+        signal: controller.signal,
+        env: io.env,
+        onTick: values.json ? undefined : progress.onTick,
+        onEvent: values.json ? undefined : progress.onEvent,
+        onExperimentId: (id) => io.err(`chaos-gate: experiment ${id} started`),
+        log: (line) => io.err(`chaos-gate: ${line}`),
+      });
+      if (values.json) {
+        io.out(
+          JSON.stringify({
+            verdict: result.verdict,
+            reason: result.reason,
+            exitCode: result.exitCode,
+            experimentId: result.experimentId ?? null,
+            journal: journalPath,
+          }),
+        );
+      } else {
+        io.out(`verdict: ${result.verdict} — ${result.reason}`);
+        io.out(`journal: ${journalPath}`);
+      }
+      return result.exitCode;
+    } catch (error) {
+      if (error instanceof PlanError) {
+        for (const issue of error.issues) io.err(formatIssue(issue));
+        return 2;
+      }
+      if (error instanceof PolicyError) {
+        io.err(error.message);
+        return 2;
+      }
+      throw error;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,90 @@
+/**
+ * `chaos-gate sandbox [--port-file <path>] [--config <file>] [--no-load]`: runs the local AWS stand-in
+ * (FIS + CloudWatch), the canary service with its load generator, the admin endpoint and the GitHub
+ * stand-in on loopback until SIGINT or SIGTERM.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { UsageError, type CliCommand } from '../command.js';
+
+const usage = `Usage: chaos-gate sandbox [--port-file <path>] [--config <file>] [--no-load] [--json]
+
+Starts the sandbox on 127.0.0.1 and runs until SIGINT/SIGTERM:
+  aws     FIS (restJson1) and CloudWatch on one port — point any SDK or the AWS CLI at it with
+          AWS_ENDPOINT_URL=<aws url> and dummy credentials
+  canary  a service with Prometheus metrics at /metrics whose faults follow FIS actions
+  admin   JSON API: inject API faults, set FIS timings and canary behaviour, read requests/actions
+  github  the GitHub REST stand-in (token: sandbox-token)
+
+Options:
+  --port-file <path>  write the endpoint URLs as JSON here once everything listens
+  --config <file>     sandbox config (YAML or JSON): accountId, region, ports, fis, canary, load
+  --no-load           do not start the load generator against the canary
+  --json              print the URLs as one JSON line instead of a table
+  -h, --help          show this help
+
+See docs/sandbox.md for every admin route.`;
+
+/** The `sandbox` subcommand. */
+export const sandbox: CliCommand = {
+  name: 'sandbox',
+  summary: 'run the local FIS/CloudWatch/GitHub stand-ins, a canary service and load on loopback',
+  usage,
+  async run(argv, io) {
+    let values: {
+      'port-file'?: string | undefined;
+      config?: string | undefined;
+      'no-load'?: boolean | undefined;
+      json?: boolean | undefined;
+    };
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: {
+          'port-file': { type: 'string' },
+          config: { type: 'string' },
+          'no-load': { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    // Loaded here, not at the top, so `chaos-gate --help` does not pay for the sandbox.
+    const { loadSandboxConfig } = await import('../../sandbox/config.js');
+    const { startSandbox } = await import('../../sandbox/server.js');
+    let config;
+    try {
+      config = values.config ? loadSandboxConfig(resolve(io.cwd, values.config)) : {};
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (values['no-load']) config = { ...config, load: { ...config.load, enabled: false } };
+    const handle = await startSandbox({
+      config,
+      portFile: values['port-file'] ? resolve(io.cwd, values['port-file']) : undefined,
+    });
+    if (values.json) io.out(JSON.stringify(handle.urls));
+    else {
+      io.out('chaos-gate sandbox listening on 127.0.0.1');
+      for (const [name, url] of Object.entries(handle.urls)) io.out(`  ${name.padEnd(7)} ${url}`);
+      io.out(
+        `\n  export AWS_ENDPOINT_URL=${handle.urls.aws} AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox AWS_REGION=${config.region ?? 'us-east-1'}`,
+      );
+      io.out('  Ctrl-C to stop.');
+    }
+    await new Promise<void>((done) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        done();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await handle.close();
+    return 0;
+  },
+};
