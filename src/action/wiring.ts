@@ -1,0 +1,64 @@
+/**
+ * The concrete parts behind the action: `@actions/core`, `@actions/artifact`, the plan loader for
+ * `plan`/`validate`, and the engine for `run` (from `./engine.js`). Only this file and main/post
+ * know them; `runFromInputs` sees the `ActionDeps` interface.
+ */
+import * as core from '@actions/core';
+import { DefaultArtifactClient } from '@actions/artifact';
+import { formatIssue, loadPlan, PlanError } from '../plan/load.js';
+import { staticRefusals } from '../plan/refusals.js';
+import { buildPlanReview } from '../report/review.js';
+import { runEngine } from './engine.js';
+import type { ActionCore, ActionDeps } from './run.js';
+
+/** `@actions/core` as the action's `ActionCore`. */
+export const actionsCore: ActionCore = {
+  info: (m) => core.info(m),
+  warning: (m) => core.warning(m),
+  notice: (m) => core.notice(m),
+  setOutput: (n, v) => core.setOutput(n, v),
+  saveState: (n, v) => core.saveState(n, v),
+  writeSummary: async (markdown) => {
+    if (!process.env.GITHUB_STEP_SUMMARY) return;
+    await core.summary.addRaw(markdown, true).write();
+  },
+};
+
+/** The production dependencies. */
+export function defaultDeps(signal: AbortSignal): ActionDeps {
+  return {
+    core: actionsCore,
+    env: process.env,
+    signal,
+    runGate: runEngine,
+    async reviewPlan(inputs, planFile) {
+      const loaded = await loadPlan(planFile, inputs.plan);
+      return buildPlanReview({
+        plan: loaded.plan,
+        digest: loaded.digest,
+        planPath: inputs.plan,
+        refusals: staticRefusals(loaded.plan, loaded),
+      });
+    },
+    async validatePlan(inputs, planFile) {
+      try {
+        const loaded = await loadPlan(planFile, inputs.plan);
+        const refusals = staticRefusals(loaded.plan, loaded);
+        if (!refusals.length)
+          return { text: `${inputs.plan}: valid (digest ${loaded.digest.slice(0, 12)})`, exitCode: 0 };
+        return {
+          text: refusals
+            .map((r) => `${inputs.plan}:${r.line ?? 1}:${r.column ?? 1}: ${r.message} [refused: ${r.rule}]`)
+            .join('\n'),
+          exitCode: 2,
+        };
+      } catch (err) {
+        if (err instanceof PlanError) return { text: err.issues.map(formatIssue).join('\n'), exitCode: 2 };
+        throw err;
+      }
+    },
+    async uploadArtifact(name, files, root) {
+      await new DefaultArtifactClient().uploadArtifact(name, files, root);
+    },
+  };
+}

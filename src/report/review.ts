@@ -1,0 +1,138 @@
+/**
+ * Builds the plan review shown on pull requests from a loaded plan and its static refusals: what the
+ * plan would do (targets, actions, limits), what it promises (SLIs, abort rules), when it may run and
+ * what it may spend. Figures that need the network (the dry-run target count, the failover model)
+ * arrive as extra sections from the caller.
+ */
+import type { Plan } from '../plan/schema.js';
+import { formatDuration } from '../plan/duration.js';
+import { maxActionDurationMs, planRunDurationMs, type Refusal } from '../plan/refusals.js';
+import { formatValue } from '../journal/format.js';
+import type { PlanReview } from './comment.js';
+
+export interface ReviewInput {
+  plan: Plan;
+  digest: string;
+  planPath?: string | undefined;
+  refusals: Refusal[];
+  /** Computed sections (e.g. resolved targets, predicted failover) appended after the static ones. */
+  extraSections?: PlanReview['sections'] | undefined;
+}
+
+function bound(b: {
+  max?: number | undefined;
+  min?: number | undefined;
+  between?: [number, number] | undefined;
+}): string {
+  if (b.max !== undefined) return `<= ${formatValue(b.max)}`;
+  if (b.min !== undefined) return `>= ${formatValue(b.min)}`;
+  if (b.between) return `in [${formatValue(b.between[0])}, ${formatValue(b.between[1])}]`;
+  return 'unbounded';
+}
+
+function tags(t: Record<string, string> | Record<string, string[]>): string {
+  const entries = Object.entries(t);
+  if (!entries.length) return 'none';
+  return entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('|') : v}`).join(', ');
+}
+
+/** The review of one plan, ready for `prComment`. */
+export function buildPlanReview(input: ReviewInput): PlanReview {
+  const { plan } = input;
+  const br = plan.blastRadius;
+  const targets: [string, string][] = Object.entries(plan.fis.targets).map(([name, t]) => [
+    `target ${name}`,
+    `${t.resourceType}, ${t.selectionMode}${t.resourceTags ? `, tags ${tags(t.resourceTags)}` : ''}${t.resourceArns ? `, ${t.resourceArns.length} ARN(s)` : ''}`,
+  ]);
+  const actions: [string, string][] = Object.entries(plan.fis.actions).map(([name, a]) => [
+    `action ${name}`,
+    `${a.actionId}${a.parameters?.duration ? ` for ${a.parameters.duration}` : ''}${a.targets ? ` on ${Object.values(a.targets).join(', ')}` : ''}`,
+  ]);
+  const sections: PlanReview['sections'] = [
+    {
+      heading: 'Blast radius',
+      rows: [
+        ...targets,
+        ...actions,
+        ['max targets', `${br.maxTargets} (${formatValue(br.maxPercent)} % of matches at most)`],
+        [
+          'longest action',
+          `${formatDuration(maxActionDurationMs(plan))} (ceiling ${formatDuration(br.maxActionDuration)})`,
+        ],
+        [
+          'planned run',
+          `${formatDuration(planRunDurationMs(plan))} (ceiling ${formatDuration(br.maxRunDuration)})`,
+        ],
+        ['required tags', tags(br.requireTags)],
+        ['forbidden tags', tags(br.forbidTags)],
+      ],
+    },
+    {
+      heading: 'Hypothesis',
+      rows: [
+        ...plan.hypothesis.slis.map((s): [string, string] => [
+          `SLI ${s.name}`,
+          `${bound(s)}${s.steady ? ` (steady ${bound(s.steady)})` : ''}${s.during ? '' : ', steady state only'}`,
+        ]),
+        ...plan.hypothesis.expect.map((e): [string, string] => [
+          `expect ${e.name}`,
+          `${e.atLeast !== undefined ? `>= ${formatValue(e.atLeast)}` : `<= ${formatValue(e.atMost ?? 0)}`} within ${formatDuration(e.within)}`,
+        ]),
+        ...plan.abort.rules.map((r): [string, string] => [
+          `abort on ${r.sli}`,
+          `${r.above !== undefined ? `above ${formatValue(r.above)}` : `below ${formatValue(r.below ?? 0)}`} for ${formatDuration(r.for)}`,
+        ]),
+        ['interval', formatDuration(plan.hypothesis.interval)],
+        ['steady state', formatDuration(plan.hypothesis.steadyState.duration)],
+        ['recovery within', formatDuration(plan.hypothesis.recovery.within)],
+        ['blind after', `${plan.abort.blindAfter} failed measurements`],
+      ],
+    },
+    {
+      heading: 'Schedule',
+      rows: [
+        ['timezone', plan.schedule.timezone],
+        ...plan.schedule.allow.map((w): [string, string] => ['allow', windowText(w)]),
+        ...plan.schedule.deny.map((w): [string, string] => ['deny', windowText(w)]),
+        [
+          'incidents',
+          plan.schedule.incidents
+            ? (plan.schedule.incidents.prometheus ?? plan.schedule.incidents.cloudwatchAlarm ?? '')
+            : 'not checked',
+        ],
+      ],
+    },
+  ];
+  if (plan.budget) {
+    sections.push({
+      heading: 'Error budget',
+      rows: [
+        [
+          'objective',
+          `${formatValue(plan.budget.objective * 100)} % over ${formatDuration(plan.budget.window)}`,
+        ],
+        ['chaos share', `${formatValue(plan.budget.chaosShare * 100)} % of the window's error budget`],
+      ],
+    });
+  }
+  sections.push(...(input.extraSections ?? []));
+  return {
+    kind: 'plan-review',
+    planId: plan.id,
+    planPath: input.planPath,
+    title: plan.title,
+    service: plan.service,
+    environment: plan.environment,
+    digest: input.digest,
+    refusals: input.refusals.map((r) => ({ field: r.field, message: r.message, line: r.line })),
+    sections,
+  };
+}
+
+function windowText(
+  w: { cron: string; duration: number; reason: string } | { from: string; to: string; reason: string },
+): string {
+  return 'cron' in w
+    ? `\`${w.cron}\` for ${formatDuration(w.duration)}: ${w.reason}`
+    : `${w.from} → ${w.to}: ${w.reason}`;
+}
