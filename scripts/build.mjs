@@ -22,7 +22,12 @@ for (const [name, entry] of Object.entries(entries)) {
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
+    // Maps without embedded sources: stack traces resolve to src/ lines, the committed dist/ stays small.
+    sourcesContent: false,
     legalComments: 'none',
+    // SPEC §12: bundle ≤ 5 MB. Minified identifiers are fine; keepNames must stay off (the failover page
+    // embeds the model via Function.prototype.toString, see src/report/html.ts).
+    minify: true,
     logLevel: 'warning',
     banner: { js: (name === 'cli' ? '#!/usr/bin/env node\n' : '') + banner },
   });

@@ -1,16 +1,38 @@
 /**
- * The engine behind `command: run` in the action. The concrete wiring (plan loading, the FIS
- * injector and lease, the metric sources from `prometheus-url`/`prometheus-headers`, the preflight
- * gates and policy) belongs here and is not connected yet: until it is, a run ends as `failed` with
- * this message, and the reporters still complete the check run and the outputs.
+ * The engine behind `command: run` in the action: the same assembly as `chaos-gate run`
+ * (`compose/run.ts`) fed from the action's typed inputs and GitHub's environment.
  */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { executeRun } from '../compose/run.js';
 import type { Journal } from '../journal/types.js';
 import type { GateRequest } from './run.js';
 
-/** Runs the gate for the action; see the module comment for its current state. */
+/** Runs the gate for the action and resolves with the final journal. Plan errors throw (exit 2 upstream). */
 export async function runEngine(req: GateRequest): Promise<Journal> {
-  void req;
-  throw new Error(
-    'chaos-gate: the action engine wiring (FIS injector, metric sources, preflight gates) is not connected yet',
-  );
+  const { inputs } = req;
+  const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+  const within = (p: string): string => (isAbsolute(p) ? p : resolve(workspace, p));
+  const result = await executeRun({
+    planPath: req.planFile,
+    displayPath: inputs.plan,
+    policyPath: inputs.policy ? within(inputs.policy) : undefined,
+    prometheus: {
+      url: inputs.prometheusUrl,
+      headers: Object.entries(inputs.prometheusHeaders).map(([k, v]) => `${k}: ${v}`),
+    },
+    awsRegion: inputs.awsRegion,
+    journalPath: within(inputs.journalPath),
+    runId: req.runId,
+    attempt: req.attempt,
+    repo: req.repo,
+    sha: req.sha,
+    queueTimeoutMs: inputs.queueTimeoutMs,
+    abortFile: resolve(dirname(within(inputs.journalPath)), 'ABORT'),
+    signal: req.signal,
+    env: process.env,
+    onPlanLoaded: (loaded) => req.onPlanLoaded({ planId: loaded.plan.id, locate: loaded.locate }),
+    onExperimentId: (id) => req.onExperimentId(id),
+    log: (line) => process.stdout.write(`chaos-gate: ${line}\n`),
+  });
+  return result.journal;
 }

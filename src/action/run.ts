@@ -6,6 +6,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { EXIT_CODES, type Journal } from '../journal/types.js';
+import { formatIssue, PlanError } from '../plan/load.js';
+import { PolicyError } from '../preflight/policy.js';
 import { renderSummary } from '../report/markdown.js';
 import { renderReplayHtml } from '../report/html.js';
 import { prComment, type PlanReview } from '../report/comment.js';
@@ -139,6 +141,16 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   try {
     journal = await deps.runGate(request);
   } catch (err) {
+    if (err instanceof PlanError || err instanceof PolicyError) {
+      // SPEC §4: an unreadable or invalid plan (or policy) is refused with exit 2, nothing touched.
+      const reason = err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : err.message;
+      core.saveState(STATE.finished, 'true');
+      setOutputs(core, outputsWithoutJournal('refused', reason));
+      await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason);
+      await core.writeSummary(jobSummary(`## ⛔ refused\n\n\`\`\`\n${reason}\n\`\`\`\n`, reporter?.fallbacks ?? []));
+      core.warning(`chaos-gate: ${reason}`);
+      return EXIT_CODES.refused;
+    }
     // The engine turns every failure it understands into the `failed` verdict; this is the rest.
     const reason = `the run failed before a verdict was recorded: ${message(err)}`;
     core.saveState(STATE.finished, 'true');
