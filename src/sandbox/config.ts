@@ -1,0 +1,112 @@
+/**
+ * The sandbox config file (YAML or JSON): account, Region, ports, FIS timings, canary behaviour and
+ * load. Every field is optional; a bad field is reported with the file, the field, the value and what
+ * is expected.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { MAX_CONCURRENCY, MAX_RATE } from './loadgen.js';
+
+const Port = z.number().int().min(0).max(65535);
+const Ms = z
+  .number()
+  .min(0)
+  .max(12 * 3600 * 1000);
+
+/** FIS timings (see `FisTimings`). */
+export const FisTimingsConfig = z.strictObject({
+  pendingMs: Ms.optional(),
+  initiatingMs: Ms.optional(),
+  stoppingMs: Ms.optional(),
+  durationScale: z.number().gt(0).max(1000).optional(),
+  stopConditionPollMs: z.number().min(10).max(600_000).optional(),
+  leverEngagingMs: Ms.optional(),
+});
+
+/** Canary behaviour (see `CanaryBehaviour`). */
+export const CanaryConfig = z.strictObject({
+  fallback: z.boolean().optional(),
+  baseLatencyMs: z.number().min(0).max(10_000).optional(),
+  dependencyTimeoutMs: z.number().min(0).max(60_000).optional(),
+  breakerThreshold: z.number().int().min(1).max(1000).optional(),
+  breakerResetMs: z.number().min(0).max(600_000).optional(),
+  errorBurstMs: z.number().min(0).max(600_000).optional(),
+  cpuStressLatencyMs: z.number().min(0).max(60_000).optional(),
+});
+
+/** Load generator settings. */
+export const LoadConfig = z.strictObject({
+  enabled: z.boolean().optional(),
+  rate: z.number().min(0).max(MAX_RATE).optional(),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+});
+
+/** The whole config file. */
+export const SandboxConfig = z.strictObject({
+  accountId: z
+    .string()
+    .regex(/^\d{12}$/, { message: 'a 12-digit account id' })
+    .optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'a Region such as us-east-1' })
+    .optional(),
+  ports: z
+    .strictObject({
+      aws: Port.optional(),
+      canary: Port.optional(),
+      admin: Port.optional(),
+      github: Port.optional(),
+    })
+    .optional(),
+  fis: FisTimingsConfig.optional(),
+  canary: CanaryConfig.optional(),
+  load: LoadConfig.optional(),
+  /** How often the canary publishes to CloudWatch and alarms are evaluated. */
+  publishIntervalMs: z.number().min(100).max(60_000).optional(),
+});
+
+export type SandboxConfig = z.output<typeof SandboxConfig>;
+
+/** Formats zod issues as `<file>: <field>: <problem> (got <value>)` lines. */
+export function describeIssues(source: string, raw: unknown, error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.join('.') || '(root)';
+      let value: unknown = raw;
+      for (const key of issue.path)
+        value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+      const got = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+      return `${source}: ${field}: ${issue.message}${got}`;
+    })
+    .join('\n');
+}
+
+/** Reads and validates a config file; throws an Error whose message names file, field, value and expectation. */
+export function loadSandboxConfig(file: string): SandboxConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${file}: cannot read the sandbox config: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10 });
+  } catch (error) {
+    throw new Error(
+      `${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+    );
+  }
+  const parsed = SandboxConfig.safeParse(raw ?? {});
+  if (!parsed.success) throw new Error(describeIssues(file, raw, parsed.error));
+  return parsed.data;
+}
+
+/** Drops keys whose value is undefined, so a partial config spreads over defaults without erasing them. */
+export function defined<T extends object>(o: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,315 @@
+/**
+ * Wires the sandbox together and serves it on loopback: the AWS stand-in (FIS restJson1 and
+ * CloudWatch on one port), the canary service, the admin endpoint and, when present, the GitHub
+ * stand-in. A 50 ms ticker moves the FIS state machine; once a second the canary publishes to
+ * CloudWatch and alarms are evaluated.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renameSync, writeFileSync } from 'node:fs';
+import {
+  ApiFaults,
+  adminHandler,
+  MAX_LOGGED_ACTIONS,
+  MAX_LOGGED_BODY_CHARS,
+  MAX_LOGGED_REQUESTS,
+  type ApiFault,
+  type AwsService,
+  type LoggedRequest,
+} from './admin.js';
+import { Canary, type DatumSink } from './canary.js';
+import { defined, type SandboxConfig } from './config.js';
+import { canaryFaultFor } from './faults.js';
+import { FisStandIn, type ActionRun, type AlarmReader } from './fis/service.js';
+import { DEFAULT_LOAD, LoadGenerator } from './loadgen.js';
+import { DEFAULT_ACCOUNT_ID, DEFAULT_REGION, sandboxInventory } from './targets.js';
+import { CloudWatchStandIn } from './cloudwatch/index.js';
+import { createGitHubStandIn } from './github/index.js';
+
+/** Largest AWS request body accepted: CloudWatch PutMetricData allows 1 MB (GR-CW), so twice that. */
+export const MAX_AWS_BODY_BYTES = 2 * 1024 * 1024;
+/** How often the FIS state machine advances. */
+const FIS_TICK_MS = 50;
+/** Default publish/evaluate cadence: the canary's datapoints are 1-second high-resolution ones. */
+const DEFAULT_PUBLISH_MS = 1000;
+const CLOUDWATCH_TARGET_PREFIX = 'GraniteServiceVersion20100801.';
+
+/** The CloudWatch stand-in as the sandbox uses it (built in `./cloudwatch/index.ts`). */
+export interface CloudWatchLike extends AlarmReader {
+  handles(req: IncomingMessage): boolean;
+  handle(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void>;
+  putDatum: DatumSink;
+  evaluate(now: number): void;
+}
+
+/** Endpoint URLs of a running sandbox (the port file's content). */
+export interface SandboxUrls {
+  aws: string;
+  canary: string;
+  admin: string;
+  github: string;
+}
+
+/** A running sandbox. */
+export interface SandboxHandle {
+  urls: SandboxUrls;
+  fis: FisStandIn;
+  canary: Canary;
+  cloudwatch: CloudWatchLike;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startSandbox}. */
+export interface StartOptions {
+  config?: SandboxConfig | undefined;
+  /** Where to write the URLs as JSON once everything listens (written atomically). */
+  portFile?: string | undefined;
+  now?: (() => number) | undefined;
+}
+
+function listen(server: http.Server, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+  });
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The CloudWatch operation of a request: the X-Amz-Target suffix (JSON 1.0) or `Action=` (awsQuery). */
+function cloudWatchOperation(req: IncomingMessage, url: URL, body: Buffer): string | undefined {
+  const target = req.headers['x-amz-target'];
+  if (typeof target === 'string' && target.startsWith(CLOUDWATCH_TARGET_PREFIX))
+    return target.slice(CLOUDWATCH_TARGET_PREFIX.length);
+  return (
+    url.searchParams.get('Action') ?? new URLSearchParams(body.toString('utf8')).get('Action') ?? undefined
+  );
+}
+
+function loggedBody(body: Buffer, contentType: string): unknown {
+  const text = body.toString('utf8');
+  if (!text) return undefined;
+  if (contentType.startsWith('application/x-www-form-urlencoded'))
+    return Object.fromEntries(new URLSearchParams(text));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text.length > MAX_LOGGED_BODY_CHARS ? `${text.slice(0, MAX_LOGGED_BODY_CHARS)}…` : text;
+  }
+}
+
+/** Answers a request with an injected fault in the wire format of the service it addressed. */
+function sendFault(fault: ApiFault, service: AwsService, req: IncomingMessage, res: ServerResponse): void {
+  if (fault.kind === 'drop') {
+    req.socket.destroy();
+    return;
+  }
+  const throttle = fault.kind === 'throttle';
+  if (service === 'fis') {
+    const code = throttle ? 'ThrottlingException' : 'InternalServerException';
+    res.writeHead(fault.status ?? (throttle ? 429 : 500), {
+      'content-type': 'application/json',
+      'x-amzn-ErrorType': code,
+    });
+    res.end(
+      JSON.stringify({
+        message: throttle ? 'Rate exceeded' : 'Injected server error (sandbox admin fault).',
+      }),
+    );
+    return;
+  }
+  const code = throttle ? 'Throttling' : 'InternalServiceError';
+  const type = throttle ? 'Sender' : 'Receiver';
+  const message = throttle ? 'Rate exceeded' : 'Injected server error (sandbox admin fault).';
+  const status = fault.status ?? (throttle ? 400 : 500);
+  if (typeof req.headers['x-amz-target'] === 'string') {
+    res.writeHead(status, {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amzn-query-error': `${code};${type}`,
+    });
+    res.end(JSON.stringify({ __type: `com.amazonaws.cloudwatch#${code}`, message }));
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'text/xml' });
+  res.end(
+    `<ErrorResponse xmlns="http://monitoring.amazonaws.com/doc/2010-08-01/"><Error><Type>${type}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>sandbox-fault-${fault.id}</RequestId></ErrorResponse>`,
+  );
+}
+
+/** Starts the sandbox; resolves once every server listens and the port file is written. */
+export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHandle> {
+  const config = opts.config ?? {};
+  const now = opts.now ?? Date.now;
+  const region = config.region ?? DEFAULT_REGION;
+  const accountId = config.accountId ?? DEFAULT_ACCOUNT_ID;
+  const inventory = sandboxInventory(accountId, region);
+
+  const cloudwatch: CloudWatchLike = new CloudWatchStandIn({ now, region, accountId });
+
+  const canary = new Canary(now, defined(config.canary));
+  const requests: LoggedRequest[] = [];
+  const actions: ActionRun[] = [];
+  const faults = new ApiFaults(now);
+  const fis = new FisStandIn({
+    now,
+    region,
+    accountId,
+    inventory,
+    alarms: cloudwatch,
+    timings: defined(config.fis),
+    sink: {
+      started(run) {
+        actions.push(run);
+        if (actions.length > MAX_LOGGED_ACTIONS) actions.splice(0, actions.length - MAX_LOGGED_ACTIONS);
+        const fault = canaryFaultFor(run, inventory, canary.settings, now());
+        if (fault) canary.faultOn(`${run.experimentId}/${run.actionName}`, fault);
+      },
+      ended(run) {
+        canary.faultOff(`${run.experimentId}/${run.actionName}`);
+      },
+    },
+  });
+
+  let seq = 0;
+  const awsServer = http.createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req, MAX_AWS_BODY_BYTES);
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const method = req.method ?? 'GET';
+      if (!body) {
+        res.writeHead(413, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: `Request bodies are limited to ${MAX_AWS_BODY_BYTES} bytes.` }));
+        return;
+      }
+      const service: AwsService = cloudwatch.handles(req) ? 'cloudwatch' : 'fis';
+      const operation =
+        service === 'cloudwatch'
+          ? cloudWatchOperation(req, url, body)
+          : fis.operationOf(method, url.pathname);
+      const entry: LoggedRequest = {
+        seq: ++seq,
+        time: now(),
+        service,
+        operation,
+        method,
+        path: url.pathname + url.search,
+        status: 0,
+        body: loggedBody(body, String(req.headers['content-type'] ?? '')),
+      };
+      requests.push(entry);
+      if (requests.length > MAX_LOGGED_REQUESTS) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
+      res.on('finish', () => (entry.status = res.statusCode));
+      res.on('close', () => {
+        if (!res.writableFinished) entry.status = 0;
+      });
+
+      for (const fault of faults.match(service, operation)) {
+        if (fault.kind === 'latency') {
+          await new Promise((r) => setTimeout(r, fault.latencyMs ?? 0));
+          continue;
+        }
+        entry.fault = `${fault.kind}#${fault.id}`;
+        sendFault(fault, service, req, res);
+        return;
+      }
+      if (service === 'cloudwatch') {
+        await cloudwatch.handle(req, body, res);
+        return;
+      }
+      const answer = fis.handle(method, url, body);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(JSON.stringify(answer.body));
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: error instanceof Error ? error.message : String(error) }));
+    });
+  });
+
+  const canaryServer = http.createServer((req, res) => canary.handle(req, res));
+
+  const github = createGitHubStandIn({ now });
+
+  const urls: SandboxUrls = { aws: '', canary: '', admin: '', github: '' };
+  const load = { current: undefined as LoadGenerator | undefined };
+  const adminServer = http.createServer(
+    adminHandler({
+      now,
+      fis,
+      canary,
+      get load() {
+        return load.current;
+      },
+      faults,
+      requests,
+      actions,
+      inventory,
+      urls: () => ({ ...urls }),
+      cloudwatchAvailable: true,
+    }),
+  );
+  const githubServer = http.createServer((req, res) => github.handler(req, res));
+
+  const ports = config.ports ?? {};
+  urls.aws = await listen(awsServer, ports.aws ?? 0);
+  urls.canary = await listen(canaryServer, ports.canary ?? 0);
+  urls.admin = await listen(adminServer, ports.admin ?? 0);
+  urls.github = await listen(githubServer, ports.github ?? 0);
+
+  const loadSettings = { ...DEFAULT_LOAD, ...defined(config.load) };
+  load.current = new LoadGenerator(new URL('/pay', urls.canary), loadSettings);
+  load.current.start();
+
+  const fisTimer = setInterval(() => fis.tick(now()), FIS_TICK_MS);
+  const publishMs = config.publishIntervalMs ?? DEFAULT_PUBLISH_MS;
+  const publishTimer = setInterval(() => {
+    const t = now();
+    canary.publish((d) => cloudwatch.putDatum(d), Math.floor(t / 1000) * 1000 - 1000);
+    cloudwatch.evaluate(t);
+  }, publishMs);
+
+  if (opts.portFile) {
+    const tmp = `${opts.portFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ ...urls, pid: process.pid }, null, 2) + '\n');
+    renameSync(tmp, opts.portFile);
+  }
+
+  let closed = false;
+  return {
+    urls,
+    fis,
+    canary,
+    cloudwatch,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(fisTimer);
+      clearInterval(publishTimer);
+      load.current?.stop();
+      fis.stopAll('The sandbox shut down.');
+      const servers = [awsServer, canaryServer, adminServer, githubServer];
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}

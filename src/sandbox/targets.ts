@@ -1,0 +1,202 @@
+/**
+ * The sandbox's pretend AWS account: the resources FIS can target, with ARNs and tags. Each resource
+ * says what hitting it does to the canary service (`role`), so an FIS action on a tagged target turns
+ * into a fault the canary's metrics show.
+ */
+
+/** What a resource is to the canary: its own compute, the dependency it calls, or unrelated. */
+export type ResourceRole = 'app' | 'dependency' | 'none';
+
+/** One targetable resource in the sandbox account. */
+export interface SandboxResource {
+  arn: string;
+  /** FIS target resource type, e.g. `aws:ec2:instance`. */
+  resourceType: string;
+  tags: Record<string, string>;
+  /** Attributes FIS target `filters` match on (`path` → value), e.g. `State.Name`. */
+  attributes: Record<string, string>;
+  /** For EKS pods: what the FIS target `parameters` select on. */
+  pod?: {
+    clusterIdentifier: string;
+    namespace: string;
+    labels: Record<string, string>;
+    deploymentName: string;
+    podName: string;
+  };
+  role: ResourceRole;
+  /** Resources of one service; a fault's share of capacity is counted within the group. */
+  group: string;
+}
+
+/** Account and Region of the sandbox unless the config says otherwise. */
+export const DEFAULT_ACCOUNT_ID = '123456789012';
+export const DEFAULT_REGION = 'us-east-1';
+
+/** The resource types FIS documents (UG-targets); a template may name them even where the sandbox owns none. */
+export const KNOWN_RESOURCE_TYPES: ReadonlySet<string> = new Set([
+  'aws:ec2:instance',
+  'aws:ec2:subnet',
+  'aws:ecs:task',
+  'aws:ecs:cluster',
+  'aws:eks:pod',
+  'aws:eks:nodegroup',
+  'aws:ec2:spot-instance',
+  'aws:ec2:autoscaling-group',
+  'aws:ec2:ebs-volume',
+  'aws:ec2:transit-gateway',
+  'aws:rds:cluster',
+  'aws:rds:db',
+  'aws:elasticache:replicationgroup',
+  'aws:elasticache:redis-replicationgroup',
+  'aws:dynamodb:global-table',
+  'aws:kinesis:stream',
+  'aws:lambda:function',
+  'aws:s3:bucket',
+  'aws:iam:role',
+  'aws:network-firewall:firewall',
+]);
+
+/** Builds the sandbox inventory for an account and Region. */
+export function sandboxInventory(accountId = DEFAULT_ACCOUNT_ID, region = DEFAULT_REGION): SandboxResource[] {
+  const ec2 = (id: string) => `arn:aws:ec2:${region}:${accountId}:instance/${id}`;
+  const subnet = (id: string) => `arn:aws:ec2:${region}:${accountId}:subnet/${id}`;
+  const task = (cluster: string, id: string) => `arn:aws:ecs:${region}:${accountId}:task/${cluster}/${id}`;
+  const pod = (cluster: string, ns: string, name: string) =>
+    `arn:aws:eks:${region}:${accountId}:pod/${cluster}/${ns}/${name}`;
+  const staging = { Environment: 'staging-chaos', Service: 'canary' };
+  const running = { 'State.Name': 'running' };
+  const az = (zone: string) => ({ 'Placement.AvailabilityZone': `${region}${zone}` });
+
+  return [
+    // The canary's own compute: three instances behind the service.
+    ...['a', 'b', 'c'].map((zone, i) => ({
+      arn: ec2(`i-0ca0a${i}00000000001`),
+      resourceType: 'aws:ec2:instance',
+      tags: { ...staging, Name: `canary-app-0${i + 1}`, Role: 'app' },
+      attributes: { ...running, ...az(zone) },
+      role: 'app' as const,
+      group: 'canary',
+    })),
+    // The search API of fixtures/plans/ec2-cpu-stress-ssm.yaml; the canary answers for it too.
+    ...['a', 'b', 'c', 'a'].map((zone, i) => ({
+      arn: ec2(`i-05ea4c${i}0000000001`),
+      resourceType: 'aws:ec2:instance',
+      tags: {
+        Environment: 'staging-chaos',
+        Service: 'search-api',
+        Role: 'search-api',
+        Name: `search-api-0${i + 1}`,
+      },
+      attributes: { 'State.Name': i === 3 ? 'stopped' : 'running', ...az(zone) } as Record<string, string>,
+      role: 'app' as const,
+      group: 'search-api',
+    })),
+    // The dependency the canary calls (the Redis node of the seed plan).
+    {
+      arn: ec2('i-0ed15a0000000000a'),
+      resourceType: 'aws:ec2:instance',
+      tags: {
+        Environment: 'staging-chaos',
+        Service: 'redis',
+        Name: 'redis-pay-primary-01',
+        Role: 'redis-primary',
+        'chaos-target': 'redis-pay-primary-01',
+      },
+      attributes: { ...running, ...az('a') },
+      role: 'dependency',
+      group: 'redis',
+    },
+    // Production look-alikes: tagged so that a refusal test has something forbidden to resolve.
+    {
+      arn: ec2('i-0bad0000000000001'),
+      resourceType: 'aws:ec2:instance',
+      tags: {
+        Environment: 'production',
+        Service: 'redis',
+        Name: 'redis-pay-primary-prod',
+        Role: 'redis-primary',
+      },
+      attributes: { ...running, ...az('a') },
+      role: 'none',
+      group: 'production',
+    },
+    {
+      arn: subnet('subnet-0app0000000000001'),
+      resourceType: 'aws:ec2:subnet',
+      tags: { ...staging, Name: 'canary-app-a', Tier: 'app' },
+      attributes: { ...az('a'), VpcId: 'vpc-0stage0resilience1' },
+      role: 'app',
+      group: 'canary',
+    },
+    {
+      arn: subnet('subnet-0ed15000000000001'),
+      resourceType: 'aws:ec2:subnet',
+      tags: {
+        Environment: 'staging-chaos',
+        Service: 'redis',
+        Name: 'redis-pay-primary-01',
+        Tier: 'data',
+        'chaos-target': 'redis-pay-primary-01',
+      },
+      attributes: { ...az('a'), VpcId: 'vpc-0stage0resilience1' },
+      role: 'dependency',
+      group: 'redis',
+    },
+    {
+      arn: subnet('subnet-0bad0000000000001'),
+      resourceType: 'aws:ec2:subnet',
+      tags: { Environment: 'production', Service: 'redis', Name: 'redis-pay-primary-prod', Tier: 'data' },
+      attributes: { ...az('a'), VpcId: 'vpc-0prod00000000001' },
+      role: 'none',
+      group: 'production',
+    },
+    ...[1, 2, 3, 4].map((n) => ({
+      arn: task('canary-cluster', `0c0a0000000000000000000000000${n}`),
+      resourceType: 'aws:ecs:task',
+      tags: { ...staging, Name: `canary-task-${n}` },
+      attributes: { ...running, cluster: 'canary-cluster', service: 'canary' },
+      role: 'app' as const,
+      group: 'canary',
+    })),
+    // The orders API of fixtures/plans/ecs-stop-task.yaml.
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({
+      arn: task('orders-staging', `0rde7500000000000000000000000${n}`),
+      resourceType: 'aws:ecs:task',
+      tags: { Environment: 'staging-chaos', Service: 'orders-api' },
+      attributes: { ...running, cluster: 'orders-staging', service: 'orders-api' },
+      role: 'app' as const,
+      group: 'orders-api',
+    })),
+    ...[1, 2, 3, 4, 5].map((n) => ({
+      arn: pod('canary-eks', 'canary', `canary-7d9f8b6c5-${'abcde'[n - 1]}x${n}`),
+      resourceType: 'aws:eks:pod',
+      tags: { ...staging },
+      attributes: { namespace: 'canary' },
+      pod: {
+        clusterIdentifier: 'canary-eks',
+        namespace: 'canary',
+        labels: { app: 'canary', tier: 'web' },
+        deploymentName: 'canary',
+        podName: `canary-7d9f8b6c5-${'abcde'[n - 1]}x${n}`,
+      },
+      role: 'app' as const,
+      group: 'canary',
+    })),
+    // The checkout API of fixtures/plans/eks-pod-delete.yaml (cluster `staging`, namespace `checkout`).
+    ...[1, 2, 3].map((n) => ({
+      arn: pod('staging', 'checkout', `checkout-api-5c8d7f9b4-q${n}`),
+      resourceType: 'aws:eks:pod',
+      tags: { Environment: 'staging-chaos', Service: 'checkout-api' },
+      attributes: { namespace: 'checkout' },
+      pod: {
+        clusterIdentifier: 'staging',
+        namespace: 'checkout',
+        labels: { app: 'checkout-api' },
+        deploymentName: 'checkout-api',
+        podName: `checkout-api-5c8d7f9b4-q${n}`,
+      },
+      role: 'app' as const,
+      group: 'checkout-api',
+    })),
+  ];
+}
