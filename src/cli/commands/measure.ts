@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { REQUESTS_QUERY } from '../../engine/run.js';
 import type { SliStatus } from '../../journal/types.js';
 import { checkBound, describeBound, formatValue, statusOf } from '../../metrics/bounds.js';
 import { CloudWatchSourceImpl } from '../../metrics/cloudwatch/index.js';
@@ -20,9 +21,6 @@ import { loadPlan, PlanError } from '../../plan/load.js';
 import type { Plan } from '../../plan/schema.js';
 import { formatDuration } from '../../plan/duration.js';
 import { UsageError, type CliCommand } from '../command.js';
-
-/** Name of the request-count query in a tick, as the engine uses it. */
-export const REQUESTS_QUERY = '__requests';
 
 /** Exit code when the plan cannot be read or is invalid (SPEC §4). */
 const EXIT_INVALID = 2;
