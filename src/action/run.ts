@@ -21,6 +21,10 @@ import { outputsFromJournal, outputsWithoutJournal, type ActionOutputs } from '.
 
 export { STATE };
 
+/** Logged when the main step is cancelled: what is left, and who does it. */
+const CANCELLED_NOTICE =
+  'the step was cancelled; the post step verifies that the experiment stopped and completes the check run as cancelled';
+
 /** Exit code for input that cannot be used (SPEC §4: 2 also covers unreadable input). */
 export const EXIT_BAD_INPUT = 2;
 
@@ -153,6 +157,12 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     }
     // The engine turns every failure it understands into the `failed` verdict; this is the rest.
     const reason = `the run failed before a verdict was recorded: ${message(err)}`;
+    if (controller.signal.aborted) {
+      // Cancelled: the post step stops and verifies the saved experiment and completes the check run.
+      setOutputs(core, outputsWithoutJournal('failed', reason));
+      core.warning(`chaos-gate: ${reason}; ${CANCELLED_NOTICE}`);
+      return EXIT_CODES.failed;
+    }
     core.saveState(STATE.finished, 'true');
     setOutputs(core, outputsWithoutJournal('failed', reason));
     await reporter?.finishCheck('failure', 'failed: no verdict', reason);
@@ -160,7 +170,11 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     core.warning(`chaos-gate: ${reason}`);
     return EXIT_CODES.failed;
   }
-  core.saveState(STATE.finished, 'true');
+  // SPEC §6.6: a cancelled run is not a finished one. The engine has already asked FIS to stop; the
+  // post step (which GitHub runs after a cancelled main step) verifies the stop and completes the check
+  // run as `cancelled`, so the check run, comment and findings are left alone here.
+  const cancelled = controller.signal.aborted;
+  if (!cancelled) core.saveState(STATE.finished, 'true');
   const verdict = journal.verdict ?? 'failed';
   const exitCode = journal.exitCode ?? EXIT_CODES[verdict];
 
@@ -170,7 +184,8 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   setOutputs(core, outputsFromJournal(journal, { journal: journalPath, report: reportPath }));
 
   const artifactName = `chaos-gate-${journal.planId}`;
-  if (reporter) {
+  if (cancelled) core.warning(`chaos-gate: ${journal.reason ?? 'cancelled'}; ${CANCELLED_NOTICE}`);
+  else if (reporter) {
     if (locate) reporter.useLocator(locate);
     if (inputs.checkRun) await reporter.completeCheck(journal);
     if (inputs.prComment)

@@ -7,7 +7,8 @@ import * as core from '@actions/core';
 import { DefaultArtifactClient } from '@actions/artifact';
 import { formatIssue, loadPlan, PlanError } from '../plan/load.js';
 import { staticRefusals } from '../plan/refusals.js';
-import { buildPlanReview } from '../report/review.js';
+import { reviewPlan } from '../compose/review.js';
+import { resolve } from 'node:path';
 import { runEngine } from './engine.js';
 import type { ActionCore, ActionDeps } from './run.js';
 
@@ -32,13 +33,15 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
     signal,
     runGate: runEngine,
     async reviewPlan(inputs, planFile) {
-      const loaded = await loadPlan(planFile, inputs.plan);
-      return buildPlanReview({
-        plan: loaded.plan,
-        digest: loaded.digest,
-        planPath: inputs.plan,
-        refusals: staticRefusals(loaded.plan, loaded),
+      // Static review on pull requests: no AWS call (fork PRs have no credentials, and none are needed).
+      const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+      const r = await reviewPlan({
+        planPath: planFile,
+        displayPath: inputs.plan,
+        policyPath: inputs.policy ? resolve(workspace, inputs.policy) : undefined,
+        env: process.env,
       });
+      return r.review;
     },
     async validatePlan(inputs, planFile) {
       try {

@@ -23,6 +23,7 @@ import {
   ledgerReader,
 } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
+import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import {
   createMetricSources,
   prometheusIncidentCheck,
@@ -115,8 +116,10 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   const prometheus = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
   const sources = createMetricSources({ prometheus, cloudwatch });
+  const tagging = createTaggingClient({ region: clients.region });
   const injector = new FisInjector({
     fis: clients.fis,
+    tagging,
     cloudwatch: clients.cloudwatch,
     region: clients.region,
     clock,
@@ -134,6 +137,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     budget: plan.budget
       ? { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) }
       : undefined,
+    candidates: candidateCounter(tagging),
     concurrency: {
       lister: experimentLister(clients),
       clock,

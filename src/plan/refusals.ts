@@ -497,7 +497,10 @@ export function promqlFields(plan: Plan): { path: PathSegment[]; query: string }
 /** Offsets of PromQL syntax errors in a query (empty when it parses). */
 export function promqlSyntaxErrors(query: string): number[] {
   const offsets: number[] = [];
-  promqlParser.parse(query).iterate({
+  // `$window` is chaos-gate's placeholder for the tick's window (metrics/prometheus substitutes it);
+  // parse with a same-length duration so error offsets still point into the query as written.
+  const parsable = query.replace(/\$window\b/g, '99999ms');
+  promqlParser.parse(parsable).iterate({
     enter: (node) => {
       if (node.type.isError) offsets.push(node.from);
     },

@@ -66,7 +66,8 @@ export function allowedByPercent(maxPercent: number, available: number): number 
 
 /** How many candidates a target has before FIS's selection (e.g. a tagging-API count of its tag filter). */
 export interface CandidateCounter {
-  candidates(targetName: string, target: FisTarget, signal?: AbortSignal): Promise<number>;
+  /** `undefined`: this target's candidates cannot be counted (e.g. EKS pods); the no-count rules apply. */
+  candidates(targetName: string, target: FisTarget, signal?: AbortSignal): Promise<number | undefined>;
 }
 
 /** One target's computed selection. */
@@ -247,7 +248,8 @@ export function blastRadiusGate(options: BlastRadiusGateOptions = {}): Gate {
         available = {};
         for (const [name, target] of Object.entries(ctx.plan.fis.targets)) {
           try {
-            available[name] = await options.candidates.candidates(name, target, ctx.signal);
+            const count = await options.candidates.candidates(name, target, ctx.signal);
+            if (count !== undefined) available[name] = count;
           } catch (error) {
             return {
               pass: false,

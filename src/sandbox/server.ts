@@ -25,6 +25,7 @@ import { DEFAULT_LOAD, LoadGenerator } from './loadgen.js';
 import { DEFAULT_ACCOUNT_ID, DEFAULT_REGION, sandboxInventory } from './targets.js';
 import { CloudWatchStandIn } from './cloudwatch/index.js';
 import { createGitHubStandIn } from './github/index.js';
+import { TaggingStandIn, taggableResources } from './tagging/index.js';
 
 /** Largest AWS request body accepted: CloudWatch PutMetricData allows 1 MB (GR-CW), so twice that. */
 export const MAX_AWS_BODY_BYTES = 2 * 1024 * 1024;
@@ -157,6 +158,8 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
   const region = config.region ?? DEFAULT_REGION;
   const accountId = config.accountId ?? DEFAULT_ACCOUNT_ID;
   const inventory = sandboxInventory(accountId, region);
+  // Resource Groups Tagging API: how chaos-gate learns the tags of resolved targets (FIS does not say).
+  const tagging = new TaggingStandIn({ resources: () => taggableResources(inventory), now });
 
   const cloudwatch: CloudWatchLike = new CloudWatchStandIn({ now, region, accountId });
 
@@ -193,6 +196,10 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
       if (!body) {
         res.writeHead(413, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ message: `Request bodies are limited to ${MAX_AWS_BODY_BYTES} bytes.` }));
+        return;
+      }
+      if (tagging.handles(req)) {
+        await tagging.handle(req, body, res);
         return;
       }
       const service: AwsService = cloudwatch.handles(req) ? 'cloudwatch' : 'fis';

@@ -58,6 +58,7 @@ export interface TaggingHarness {
 /** Options of {@link startTagging}. */
 export interface StartTaggingOptions {
   arnListPageSize?: number | undefined;
+  maxLiveTokens?: number | undefined;
 }
 
 /** Starts the stand-in on 127.0.0.1:0 over `resources`. */
@@ -71,6 +72,7 @@ export async function startTagging(
     resources: () => state.resources,
     now: () => clock.t,
     arnListPageSize: opts.arnListPageSize,
+    maxLiveTokens: opts.maxLiveTokens,
   });
   const exchanges: Exchange[] = [];
   const server = http.createServer((req, res) => {

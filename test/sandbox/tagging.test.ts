@@ -289,10 +289,29 @@ describe('GetResources pagination', () => {
     expect(err).toMatchObject({ name: 'InvalidParameterException', status: 400 });
   });
 
+  it('forgets the oldest token once the live-token cap is reached', async () => {
+    const small = await startTagging(many(2), { maxLiveTokens: 3 });
+    try {
+      const send = (token?: string) =>
+        small.client.send(new GetResourcesCommand({ ResourcesPerPage: 1, PaginationToken: token }));
+      const tokens: (string | undefined)[] = [];
+      for (let i = 0; i < 4; i++) tokens.push((await send()).PaginationToken);
+      const err = await errorOf(send(tokens[0]));
+      expect(err).toMatchObject({ name: 'InvalidParameterException', status: 400 });
+      expect(err.message).toMatch(/evicted/);
+      expect((await send(tokens[1])).ResourceTagMappingList).toHaveLength(1);
+      expect(small.drainProblems()).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('answers PaginationTokenExpiredException after 15 minutes', async () => {
     h.resources = many(4);
     const first = await h.client.send(new GetResourcesCommand({ ResourcesPerPage: 2 }));
     h.clock.t += PAGINATION_TOKEN_TTL_MS + 1;
+    // Issuing another token in between must not turn the expiry into an unknown token.
+    await h.client.send(new GetResourcesCommand({ ResourcesPerPage: 2 }));
     const err = await errorOf(
       h.client.send(new GetResourcesCommand({ ResourcesPerPage: 2, PaginationToken: first.PaginationToken })),
     );

@@ -9,10 +9,12 @@ import { model } from './model.js';
 import { sandbox } from './sandbox.js';
 import { measure } from './measure.js';
 import { run } from './run.js';
+import { plan } from './plan.js';
 import { killCommand } from './kill.js';
 
 export const commands: CliCommand[] = [
   run,
+  plan,
   validate,
   simulate,
   report,

@@ -32,6 +32,8 @@ export const DEFAULT_RESOURCES_PER_PAGE = 50;
 export const PAGINATION_TOKEN_TTL_MS = 15 * 60 * 1000;
 /** Page size of GetTagKeys / GetTagValues, which take no page-size parameter (the sandbox's choice). */
 export const TAG_KEYS_PAGE_SIZE = 50;
+/** Pagination tokens kept at most (the sandbox's choice: ≤ 1000 queries of ≤ 100 ARNs stays a few MB). */
+export const MAX_LIVE_TOKENS = 1000;
 /** Largest request body the stand-in parses; a full GetResources input is far below it. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -55,6 +57,8 @@ export interface TaggingStandInOptions {
    * that a client still follows a `PaginationToken` that comes back with such an answer.
    */
   arnListPageSize?: number | undefined;
+  /** Live pagination tokens kept at most; {@link MAX_LIVE_TOKENS} by default. */
+  maxLiveTokens?: number | undefined;
 }
 
 /** An awsJson1_1 error: `__type` names a shape of the model (or coral's for protocol errors). */
@@ -75,7 +79,10 @@ type Json = Record<string, unknown>;
 
 /** The query a pagination token continues: the filters and the position reached. */
 interface PageState {
-  /** Canonical form of the query, so a token cannot be replayed with other filters. */
+  /**
+   * Canonical form of the query, so a token cannot be replayed with other filters. Kept here rather
+   * than in the token, which the model caps at 2048 characters (a 100-ARN query is longer).
+   */
   query: string;
   offset: number;
   issuedAt: number;
@@ -207,6 +214,7 @@ function tagList(tags: Record<string, string>): { Key: string; Value: string }[]
 /** The AWS Resource Groups Tagging API stand-in; mount it on the sandbox's AWS port. */
 export class TaggingStandIn {
   private readonly now: () => number;
+  private readonly tokens = new Map<string, PageState>();
 
   constructor(private readonly opts: TaggingStandInOptions) {
     this.now = opts.now ?? Date.now;
@@ -288,25 +296,23 @@ export class TaggingStandIn {
   }
 
   private issueToken(query: string, offset: number): string {
-    const state: PageState = { query, offset, issuedAt: this.now() };
-    return Buffer.from(JSON.stringify(state)).toString('base64url');
+    const now = this.now();
+    // Past the cap the oldest tokens go (a Map iterates in insertion order). Expired ones stay until
+    // then, so that reusing one is answered PaginationTokenExpiredException, as AWS does.
+    for (const id of this.tokens.keys()) {
+      if (this.tokens.size < (this.opts.maxLiveTokens ?? MAX_LIVE_TOKENS)) break;
+      this.tokens.delete(id);
+    }
+    const id = randomUUID();
+    this.tokens.set(id, { query, offset, issuedAt: now });
+    return id;
   }
 
   /** Reads a token this stand-in issued; `query` undefined accepts the token's own query. */
   private readToken(token: string, query: string | undefined): PageState {
-    let state: unknown;
-    try {
-      state = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    } catch {
-      state = undefined;
-    }
-    if (
-      !isObject(state) ||
-      typeof state.query !== 'string' ||
-      typeof state.offset !== 'number' ||
-      typeof state.issuedAt !== 'number'
-    )
-      throw invalidParameter('The PaginationToken is not one this service issued.');
+    const state = this.tokens.get(token);
+    if (!state)
+      throw invalidParameter('The PaginationToken is not one this service issued, or it was evicted.');
     if (this.now() - state.issuedAt > PAGINATION_TOKEN_TTL_MS)
       throw new TaggingError(
         'PaginationTokenExpiredException',
@@ -314,7 +320,7 @@ export class TaggingStandIn {
       );
     if (query !== undefined && state.query !== query)
       throw invalidParameter('The PaginationToken belongs to a request with other filters.');
-    return state as unknown as PageState;
+    return state;
   }
 
   private getResources(input: Json): Json {

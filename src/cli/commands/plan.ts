@@ -1,0 +1,103 @@
+/**
+ * `chaos-gate plan <plan> [--resolve]`: what preflight would decide, rendered for a pull request (markdown)
+ * or a terminal (text). With --resolve it resolves the targets by a FIS dry run (nothing injected) and
+ * reads the budget. Exit 0 when the plan would run now, 1 when the time is wrong, 2 when refused.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { reviewPlan } from '../../compose/review.js';
+import { formatIssue, PlanError } from '../../plan/load.js';
+import { PolicyError } from '../../preflight/index.js';
+import { prComment } from '../../report/comment.js';
+import { UsageError, type CliCommand } from '../command.js';
+
+const usage = `Usage: chaos-gate plan <plan> [--resolve] [--policy <file>] [--markdown | --json]
+       [--prometheus-url <url>] [--aws-region <region>]
+
+Renders everything preflight decides for a plan without injecting anything: static and policy refusals,
+the schedule and the next allowed start, the failover model's prediction, and with --resolve the targets
+a FIS dry run resolves (actionsMode skip-all) with the computed blast radius, and the error budget.
+
+Options:
+  --resolve        resolve targets with a FIS dry run and read the budget (needs AWS or the sandbox)
+  --policy <file>  the policy the plan may only narrow
+  --markdown       print the PR-comment markdown
+  --json           print {exitCode, refusals, decisions, targets}
+Exit codes: 0 would run now; 1 not now (schedule); 2 refused or invalid.`;
+
+export const plan: CliCommand = {
+  name: 'plan',
+  summary: 'render what preflight decides for a plan (PR review), optionally resolving targets',
+  usage,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          resolve: { type: 'boolean', default: false },
+          policy: { type: 'string' },
+          markdown: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          'prometheus-url': { type: 'string' },
+          'aws-region': { type: 'string' },
+        },
+      });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const [file, ...extra] = parsed.positionals;
+    if (file === undefined || extra.length > 0) throw new UsageError('expected exactly one plan file');
+    const v = parsed.values;
+    try {
+      const r = await reviewPlan({
+        planPath: resolve(io.cwd, file),
+        displayPath: file,
+        policyPath: v.policy ? resolve(io.cwd, v.policy) : undefined,
+        resolve: v.resolve,
+        prometheus: { url: v['prometheus-url'] },
+        awsRegion: v['aws-region'],
+        env: io.env,
+      });
+      if (v.json) {
+        io.out(
+          JSON.stringify(
+            { exitCode: r.exitCode, refusals: r.review.refusals, decisions: r.decisions, targets: r.targets ?? null },
+            null,
+            2,
+          ),
+        );
+      } else if (v.markdown) {
+        io.out(prComment(r.review));
+      } else {
+        io.out(`plan ${r.review.planId} (${file}, digest ${r.loaded.digest.slice(0, 12)})`);
+        for (const section of r.review.sections) {
+          io.out(`\n${section.heading}`);
+          const width = Math.max(...section.rows.map(([k]) => k.length), 4);
+          for (const [k, val] of section.rows) io.out(`  ${k.padEnd(width)}  ${val}`);
+          if (section.note) io.out(`  (${section.note})`);
+        }
+        io.out('');
+        io.out(
+          r.exitCode === 2
+            ? `REFUSED (${r.review.refusals.length}): ${r.review.refusals.map((x) => x.message).join('; ')}`
+            : r.exitCode === 1
+              ? 'NOT NOW: the plan is fine but the time is wrong (see Preflight)'
+              : 'ready to run',
+        );
+      }
+      return r.exitCode;
+    } catch (error) {
+      if (error instanceof PlanError) {
+        for (const issue of error.issues) io.err(formatIssue(issue));
+        return 2;
+      }
+      if (error instanceof PolicyError) {
+        io.err(error.message);
+        return 2;
+      }
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,198 @@
+/**
+ * `chaos-gate plan` and the action's `command: plan`: everything preflight would decide, rendered like a
+ * `terraform plan` — static and policy refusals, the failover model's prediction, the schedule and the next
+ * allowed start, and with `resolve` the computed blast radius from a FIS dry run plus the budget figures.
+ * Nothing is injected: the dry run runs with `actionsMode: skip-all` and is refused unless FIS echoes it.
+ */
+import { dirname } from 'node:path';
+import { systemClock, type Clock } from '../clock/clock.js';
+import type { Gate, GateContext, GateOutcome } from '../engine/gates.js';
+import { staticRefusalGate } from '../engine/static-gate.js';
+import type { JournalEvent } from '../journal/types.js';
+import { loadPlan, type LoadedPlan } from '../plan/load.js';
+import { planRunDurationMs } from '../plan/refusals.js';
+import { formatDuration } from '../plan/duration.js';
+import { buildGates, countReaderFromSources, loadPolicy } from '../preflight/index.js';
+import { failoverReasons, failoverRefusal, modelFailover, type FailoverInputs } from '../analysis/failover.js';
+import { buildPlanReview } from '../report/review.js';
+import type { PlanReview } from '../report/comment.js';
+import { createAwsClients } from '../injector/aws/clients.js';
+import type { ResolvedTarget } from '../injector/injector.js';
+import { FisInjector } from '../injector/fis/injector.js';
+import { killSwitchProbe, ledgerReader } from '../injector/fis/probes.js';
+import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
+import { createMetricSources, prometheusOptionsFrom, type PrometheusInputs } from '../metrics/index.js';
+import { candidateCounter, createTaggingClient, withTags } from '../injector/aws/tagging.js';
+
+export interface ReviewOptions {
+  planPath: string;
+  displayPath?: string | undefined;
+  policyPath?: string | undefined;
+  /** Resolve targets with a FIS dry run and read the budget: needs AWS (or the sandbox). */
+  resolve?: boolean | undefined;
+  prometheus?: PrometheusInputs | undefined;
+  awsRegion?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock | undefined;
+  runId?: string | undefined;
+}
+
+export interface ReviewResult {
+  loaded: LoadedPlan;
+  review: PlanReview;
+  /** Each gate's decision, in order. */
+  decisions: { gate: string; outcome: GateOutcome | { pass: 'skipped'; why: string } }[];
+  /** Resolved targets when `resolve` was asked for. */
+  targets?: ResolvedTarget[] | undefined;
+  /** 2 when something would be refused, 1 when the time is wrong (not-run), else 0. */
+  exitCode: number;
+}
+
+function failoverSection(loaded: LoadedPlan): PlanReview['sections'][number] | undefined {
+  const f = loaded.plan.failover;
+  if (!f) return undefined;
+  const inputs: FailoverInputs = { ...f } as FailoverInputs;
+  const result = modelFailover(inputs);
+  const reasons = failoverReasons(result, inputs);
+  return {
+    heading: 'Predicted failover (model, SPEC §9.2)',
+    rows: [
+      ['marked down at', result.markedDownAt === null ? 'never' : `${result.markedDownAt} s`],
+      ['served during the outage', result.servedShare === null ? 'n/a' : `${result.servedShare} % (gate ≥ ${f.minServed} %)`],
+      ['failover', result.failoverSeconds === null ? 'none' : `${result.failoverSeconds} s (gate ≤ ${f.maxFailover} s)`],
+      ['lost conversations', String(result.lostConversations)],
+      ['prediction', result.pass ? 'passes the gate' : `fails: ${reasons.join('; ')}`],
+    ],
+  };
+}
+
+/** Builds the review; touches AWS only with `resolve` (a dry run: no action runs). */
+export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
+  const clock = o.clock ?? systemClock;
+  const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
+  const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
+  const plan = loaded.plan;
+  const events: JournalEvent[] = [];
+  const ctxFor = (targets?: GateContext['targets']): GateContext => ({
+    plan,
+    now: clock.now(),
+    record: (e) => events.push({ at: clock.now(), ...e }),
+    ...(targets ? { targets } : {}),
+  });
+
+  const clients = o.resolve ? createAwsClients({ region: o.awsRegion, env: o.env }) : undefined;
+  const sources = clients
+    ? createMetricSources({
+        prometheus: prometheusOptionsFrom(o.prometheus ?? {}, o.env),
+        cloudwatch: new CloudWatchSourceImpl(clients.cloudwatch),
+      })
+    : undefined;
+  const tagging = clients ? createTaggingClient({ region: clients.region }) : undefined;
+  const preflight = buildGates({
+    plan,
+    planDir: dirname(o.planPath),
+    policy,
+    written: (field) => loaded.locate(field) !== undefined,
+    ...(clients ? { killSwitch: killSwitchProbe(clients) } : {}),
+    ...(clients && sources && plan.budget
+      ? { budget: { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) } }
+      : {}),
+    ...(tagging ? { candidates: candidateCounter(tagging) } : {}),
+  });
+  const failover = failoverRefusal(plan);
+  const failoverGate: Gate = {
+    name: 'failover-model',
+    stage: 'static',
+    async check() {
+      return failover ? { pass: false, verdict: 'refused', reason: failover, field: 'failover' } : { pass: true };
+    },
+  };
+  const gates = [staticRefusalGate(loaded), failoverGate, ...preflight.gates];
+  const decisions: ReviewResult['decisions'] = [];
+  let targets: ReviewResult['targets'];
+  const networkGates = new Set(['incidents', 'budget', 'kill-switch', 'concurrency']);
+  for (const gate of gates.filter((g) => g.stage !== 'after-targets')) {
+    if (!o.resolve && networkGates.has(gate.name)) {
+      decisions.push({ gate: gate.name, outcome: { pass: 'skipped', why: 'needs --resolve (reads AWS/metrics)' } });
+      continue;
+    }
+    if (gate.name === 'incidents' || gate.name === 'concurrency') {
+      decisions.push({ gate: gate.name, outcome: { pass: 'skipped', why: 'decided at run time' } });
+      continue;
+    }
+    decisions.push({ gate: gate.name, outcome: await gate.check(ctxFor()) });
+  }
+
+  const staticRefused = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'refused');
+  if (o.resolve && clients && !staticRefused) {
+    const injector = new FisInjector({ fis: clients.fis, cloudwatch: clients.cloudwatch, region: clients.region, clock });
+    const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
+    const { templateId } = await injector.provision(plan, ctx);
+    const resolved = await injector.resolveTargets(plan, templateId, ctx);
+    targets = tagging ? await withTags(tagging, resolved) : resolved;
+    for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
+      decisions.push({ gate: gate.name, outcome: await gate.check(ctxFor(targets)) });
+    }
+  } else {
+    for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
+      decisions.push({
+        gate: gate.name,
+        outcome: { pass: 'skipped', why: staticRefused ? 'the plan is refused statically' : 'needs --resolve (FIS dry run)' },
+      });
+    }
+  }
+
+  const refusals = decisions.flatMap((d) =>
+    d.outcome.pass === false && d.outcome.verdict === 'refused'
+      ? [{ field: d.outcome.field ?? d.gate, message: d.outcome.reason, line: loaded.locate(d.outcome.field ?? '')?.line }]
+      : [],
+  );
+  const notRun = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'not-run');
+  const extra: PlanReview['sections'] = [
+    {
+      heading: 'Preflight',
+      rows: decisions.map(({ gate, outcome }): [string, string] => [
+        gate,
+        outcome.pass === true
+          ? `pass${outcome.note ? ` — ${outcome.note}` : ''}`
+          : outcome.pass === 'skipped'
+            ? `skipped (${outcome.why})`
+            : `${outcome.verdict}: ${outcome.reason}`,
+      ]),
+      note: `planned run ${formatDuration(planRunDurationMs(plan))}; decisions as of ${new Date(clock.now()).toISOString()}`,
+    },
+  ];
+  if (targets) {
+    extra.push({
+      heading: `Computed blast radius (FIS dry run: ${targets.length} target${targets.length === 1 ? '' : 's'})`,
+      rows: targets.map((t): [string, string] => [
+        t.target,
+        `${t.arn}${t.tags ? ` — ${Object.entries(t.tags).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`,
+      ]),
+    });
+  }
+  const budget = decisions.find((d) => d.gate === 'budget')?.outcome;
+  if (budget && budget.pass === true && budget.budget) {
+    const b = budget.budget;
+    extra.push({
+      heading: 'Error budget',
+      rows: [
+        ['allowed bad events', b.allowedBadEvents.toFixed(0)],
+        ['service consumed', b.serviceBadEvents.toFixed(0)],
+        ['chaos allowance', b.chaosAllowance.toFixed(0)],
+        ['chaos ledger spent', b.ledgerSpent.toFixed(0)],
+      ],
+    });
+  }
+  const failoverRows = failoverSection(loaded);
+  if (failoverRows) extra.push(failoverRows);
+  const review = buildPlanReview({
+    plan,
+    digest: loaded.digest,
+    planPath: o.displayPath ?? o.planPath,
+    refusals: [],
+    extraSections: extra,
+  });
+  review.refusals = refusals;
+  return { loaded, review, decisions, targets, exitCode: refusals.length ? 2 : notRun ? 1 : 0 };
+}
