@@ -63,7 +63,12 @@ export const plan: CliCommand = {
       if (v.json) {
         io.out(
           JSON.stringify(
-            { exitCode: r.exitCode, refusals: r.review.refusals, decisions: r.decisions, targets: r.targets ?? null },
+            {
+              exitCode: r.exitCode,
+              refusals: r.review.refusals,
+              decisions: r.decisions,
+              targets: r.targets ?? null,
+            },
             null,
             2,
           ),
@@ -83,7 +88,13 @@ export const plan: CliCommand = {
           r.exitCode === 2
             ? `REFUSED (${r.review.refusals.length}): ${r.review.refusals.map((x) => x.message).join('; ')}`
             : r.exitCode === 1
-              ? 'NOT NOW: the plan is fine but the time is wrong (see Preflight)'
+              ? `NOT NOW (nothing wrong with the plan): ${r.decisions
+                  .flatMap((d) =>
+                    d.outcome.pass === false && d.outcome.verdict === 'not-run'
+                      ? [`${d.gate}: ${d.outcome.reason}`]
+                      : [],
+                  )
+                  .join('; ')}`
               : 'ready to run',
         );
       }

@@ -1,0 +1,73 @@
+/**
+ * Issue 8: against the sandbox, `chaos-gate plan --resolve` on every fixture plan prints the resolved targets
+ * and starts no fault — the stand-in's own record (actions run, live experiments) proves it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PLANS = readdirSync(path.join(ROOT, 'fixtures/plans'))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .map((f) => `fixtures/plans/${f}`);
+
+let sandbox: RunningSandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess({ args: ['--no-load'] });
+}, 30_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+function planResolve(plan: string): { status: number | null; json: Record<string, unknown>; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/index.ts', 'plan', plan, '--resolve', '--json'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: sandbox.urls.aws,
+        AWS_ACCESS_KEY_ID: 'sandbox',
+        AWS_SECRET_ACCESS_KEY: 'sandbox',
+        AWS_REGION: 'us-east-1',
+        // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
+        CHAOS_GATE_PROMETHEUS_URL: '',
+      },
+    },
+  );
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(r.stdout) as Record<string, unknown>;
+  } catch {
+    json = {};
+  }
+  return { status: r.status, json, stderr: r.stderr };
+}
+
+describe('chaos-gate plan --resolve against the sandbox', () => {
+  it.each(PLANS)('%s: resolves its targets by a dry run and injects nothing', async (plan) => {
+    const before = await sandbox.admin.get<{ actions?: unknown[] }>('/actions');
+    const r = planResolve(plan);
+    expect(r.stderr).not.toMatch(/Error:/);
+    expect([0, 1, 2]).toContain(r.status);
+    const targets = r.json.targets as { target: string; arn: string; tags?: Record<string, string> }[] | null;
+    expect(Array.isArray(targets), `no targets in ${JSON.stringify(r.json).slice(0, 400)}`).toBe(true);
+    expect(targets?.length).toBeGreaterThan(0);
+    for (const t of targets ?? []) expect(t.arn).toMatch(/^arn:aws:/);
+    // Nothing injected: no action ran, and no experiment is live.
+    const after = await sandbox.admin.get<{ actions?: unknown[] }>('/actions');
+    expect(after.actions?.length ?? 0).toBe(before.actions?.length ?? 0);
+    const live = await sandbox.admin.get<{ experiments?: { state?: { status?: string } }[] }>('/experiments');
+    const running = (live.experiments ?? []).filter((e) =>
+      ['pending', 'initiating', 'running'].includes(e.state?.status ?? ''),
+    );
+    expect(running).toEqual([]);
+  });
+});
