@@ -25,6 +25,7 @@ import {
 } from '../metrics/source.js';
 import {
   EXIT_CODES,
+  type BudgetFigures,
   type EventType,
   type Journal,
   type JournalEvent,
@@ -86,6 +87,11 @@ export interface RunDeps {
   /** Called the moment the experiment id is known, so the front door can save it for the post step. */
   onExperimentId?: ((id: string) => void | Promise<void>) | undefined;
   stopVerifyTimeoutMs?: number | undefined;
+  /**
+   * Called once the verdict is known, before the journal is final: records the run's measured damage in
+   * the chaos ledger and returns the budget figures with the debit. Errors are journaled, not fatal.
+   */
+  settle?: ((journal: Journal, verdict: Verdict) => Promise<BudgetFigures | undefined>) | undefined;
   /** AWS Region, recorded for the console link. */
   region?: string | undefined;
   ctx: RunContext;
@@ -280,10 +286,49 @@ class GateRun {
       timings: this.timings,
     });
     const exitCode = EXIT_CODES[verdict];
+    await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
     const final = await this.deps.journal.finish({ verdict, reason, exitCode });
     return { verdict, reason, exitCode, journal: final, experimentId: this.experimentId };
+  }
+
+  /**
+   * Starts the experiment. A start whose answer was lost (timeout, dropped connection) may still have
+   * started it: ask once more with the same run context — the injector's start is idempotent (FIS
+   * clientToken) — so the id is known and the fault can be stopped. Refusals are not retried.
+   */
+  private async start(templateId: string): Promise<{ experimentId: string }> {
+    try {
+      return await this.deps.injector.start(this.plan, templateId, this.deps.ctx);
+    } catch (error) {
+      if (refusalOf(error)) throw error;
+      this.event(
+        'error',
+        `starting the experiment failed (${errorMessage(error)}); asking again with the same idempotency key`,
+      );
+      const again = await this.deps.injector
+        .start(this.plan, templateId, this.deps.ctx)
+        .catch(() => undefined);
+      if (!again) throw error;
+      return again;
+    }
+  }
+
+  /** Lets the front door debit the run's measured damage to the chaos ledger before the verdict is final. */
+  private async settle(verdict: Verdict): Promise<void> {
+    if (!this.deps.settle) return;
+    try {
+      const budget = await this.deps.settle(this.deps.journal.snapshot(), verdict);
+      if (budget) {
+        this.deps.journal.update({ budget });
+        this.event('budget', `debited ${formatValue(budget.debit ?? 0)} bad events to the chaos ledger`, {
+          ...budget,
+        });
+      }
+    } catch (error) {
+      this.event('error', `recording the run's damage in the chaos ledger: ${errorMessage(error)}`);
+    }
   }
 
   private async flow(): Promise<void> {
@@ -310,9 +355,7 @@ class GateRun {
       return;
     }
     this.startAttempted = true;
-    const { experimentId } = await step('starting the experiment', () =>
-      this.deps.injector.start(this.plan, provisioned.templateId, this.deps.ctx),
-    );
+    const { experimentId } = await step('starting the experiment', () => this.start(provisioned.templateId));
     this.experimentId = experimentId;
     this.timing({ injectedAt: this.now() });
     this.deps.journal.update({ experimentId });
@@ -363,6 +406,7 @@ class GateRun {
     const ticks = Math.max(1, Math.ceil(duration / this.intervalMs));
     const start = this.now();
     this.plannedInjectAt = start + ticks * this.intervalMs;
+    await this.primeScrapes(start);
     for (let k = 1; k <= ticks; k++) {
       await this.sleepUntil(start + k * this.intervalMs, this.deps.signal);
       if (this.cancelled()) {
@@ -411,6 +455,22 @@ class GateRun {
     if (phase === 'recovery') return slis.filter((s) => s.during);
     const ruled = new Set(this.plan.abort.rules.map((r) => r.sli));
     return slis.filter((s) => s.during || ruled.has(s.name));
+  }
+
+  /**
+   * A scrape SLI is the difference between two scrapes, so the first scrape of a URL only opens a window.
+   * Scrape every URL the run reads once at the start of the steady state (readings discarded), so the
+   * first steady-state measurement already covers a full interval instead of reporting no-data.
+   */
+  private async primeScrapes(at: number): Promise<void> {
+    const source = this.deps.sources.scrape;
+    if (!source) return;
+    const h = this.plan.hypothesis;
+    const queries: Query[] = [...h.slis, ...h.expect, ...(h.requests ? [h.requests] : [])]
+      .map((s, i) => ({ name: `__prime${i}`, spec: specOf(s) }))
+      .filter((q) => sourceKindOf(q.spec) === 'scrape');
+    if (queries.length === 0) return;
+    await step('scrape source', () => source.read(queries, at, this.intervalMs, this.deps.signal));
   }
 
   /** One tick: one `read` per source kind with every query of that kind. A source that throws propagates. */

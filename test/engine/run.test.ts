@@ -307,3 +307,33 @@ describe('gates, lease and hooks', () => {
     expect(result.journal.measurements.filter((m) => m.phase === 'fault')).toHaveLength(900);
   });
 });
+
+describe('a start whose answer was lost', () => {
+  it('asks again with the same context, learns the experiment id and stops the fault', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: (w) => {
+        const real = w.injector;
+        let first = true;
+        // The first StartExperiment reaches FIS (the fault starts) but its answer never arrives.
+        const lossy = Object.create(real) as typeof real;
+        lossy.start = async (plan, templateId, ctx) => {
+          const started = await real.start(plan, templateId, ctx);
+          if (first) {
+            first = false;
+            throw new Error('socket hang up');
+          }
+          return started;
+        };
+        return { injector: lossy };
+      },
+    });
+    const starts = world.injector.calls.filter((c) => c.method === 'start');
+    expect(starts).toHaveLength(2);
+    expect(starts[0]?.args[2]).toEqual(starts[1]?.args[2]);
+    expect(result.experimentId).toBeDefined();
+    expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
+    expect(
+      result.journal.events.some((e) => e.message.includes('asking again with the same idempotency key')),
+    ).toBe(true);
+  });
+});
