@@ -1,34 +1,41 @@
-/** `chaos-gate report <journal> --markdown`: renders a journal (final or a crashed prefix) as the job summary. */
-import { resolve } from 'node:path';
+/**
+ * `chaos-gate report <journal> [--markdown] [--html <out>]`: renders a journal (final or a crashed prefix) as
+ * the job summary, and/or as the self-contained HTML replay report.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { JournalError, readJournal } from '../../journal/read.js';
 import { renderSummary } from '../../report/markdown.js';
+import { renderReplayHtml } from '../../report/html.js';
 import { UsageError, type CliCommand } from '../command.js';
 
 /** Unreadable input (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
 
-const usage = `Usage: chaos-gate report <journal> [--markdown]
+const usage = `Usage: chaos-gate report <journal> [--markdown] [--html <out>]
 
-Renders a run journal as the job-summary markdown (verdict, reason, SLI charts, timings, FIS link).
+Renders a run journal as the job-summary markdown (verdict, reason, SLI charts, timings, FIS link),
+or as one self-contained HTML file that replays the run (Play, Next event, Restart, Speed, scrubber).
 Reads both the final journal and the NDJSON prefix a crashed or killed run leaves behind.
 
 Options:
-  --markdown  markdown output (the default)
-  -h, --help  show this help
+  --markdown    print the markdown (the default when --html is not given)
+  --html <out>  write the HTML replay report to <out>
+  -h, --help    show this help
 
 Exit codes: 0 rendered; 2 unreadable journal.`;
 
 export const report: CliCommand = {
   name: 'report',
-  summary: 'render a run journal (also a crashed prefix) as job-summary markdown',
+  summary: 'render a run journal (also a crashed prefix) as job-summary markdown or an HTML replay',
   usage,
   async run(argv, io) {
     let parsed;
     try {
       parsed = parseArgs({
         args: argv,
-        options: { markdown: { type: 'boolean', default: true } },
+        options: { markdown: { type: 'boolean' }, html: { type: 'string' } },
         allowPositionals: true,
         strict: true,
       });
@@ -39,7 +46,15 @@ export const report: CliCommand = {
     if (file === undefined) throw new UsageError('missing the journal file argument');
     if (extra.length > 0) throw new UsageError(`expected one journal file, got also: ${extra.join(' ')}`);
     try {
-      io.out(renderSummary(readJournal(resolve(io.cwd, file))));
+      const journal = readJournal(resolve(io.cwd, file));
+      const html = parsed.values.html;
+      if (html !== undefined) {
+        const out = resolve(io.cwd, html);
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(out, renderReplayHtml(journal));
+        io.err(`wrote ${html}`);
+      }
+      if (html === undefined || parsed.values.markdown) io.out(renderSummary(journal));
       return 0;
     } catch (error) {
       if (!(error instanceof JournalError)) throw error;
