@@ -40,7 +40,9 @@ export type RefusalRule =
   | 'unknown-start-after'
   | 'start-after-cycle'
   | 'too-many-stop-conditions'
-  | 'too-many-actions';
+  | 'too-many-actions'
+  /** Raised by the front doors from the failover model (analysis/), which plan/ cannot import. */
+  | 'failover-predicted-to-fail';
 
 /** One reason the plan will not run, before anything is touched. */
 export interface Refusal {

@@ -110,3 +110,20 @@ describe('chaos-gate validate', () => {
     expect(top.out.join('\n')).toMatch(/validate\s+check a plan file/);
   });
 });
+
+describe('chaos-gate validate with a failover section', () => {
+  it('refuses a regional plan the failover model predicts will fail, at the failover line', async () => {
+    const out: string[] = [];
+    const code = await main(['validate', 'fixtures/failover/regional-shallow-check.yaml'], {
+      out: (t) => out.push(t),
+      err: (t) => out.push(t),
+      tty: false,
+      env: {},
+      cwd: process.cwd(),
+    });
+    expect(code).toBe(2);
+    expect(out.join('\n')).toMatch(
+      /regional-shallow-check\.yaml:\d+:3: failover: the model predicts .*a shallow health check never detects a model fault \[refused: failover-predicted-to-fail\]/,
+    );
+  });
+});

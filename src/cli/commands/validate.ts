@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatIssue, loadPlan, PlanError, type PlanIssue } from '../../plan/load.js';
 import { staticRefusals, type Refusal } from '../../plan/refusals.js';
+import { failoverRefusal } from '../../analysis/failover.js';
 import { UsageError, type CliCommand } from '../command.js';
 
 /** Exit code for an invalid or refused plan (SPEC §4). */
@@ -37,6 +38,19 @@ export async function validatePlanFile(file: string, cwd: string): Promise<Valid
   try {
     const loaded = await loadPlan(resolve(cwd, file), file);
     const refusals = staticRefusals(loaded.plan, loaded);
+    // SPEC §9.2: the plan's failover section runs the model offline; a predicted failure is a refusal.
+    const failover = failoverRefusal(loaded.plan);
+    if (failover) {
+      const at = loaded.locate('failover');
+      refusals.push({
+        rule: 'failover-predicted-to-fail',
+        field: 'failover',
+        value: 'model',
+        limit: 'the failover gate',
+        message: failover,
+        ...(at ? { line: at.line, column: at.column } : {}),
+      });
+    }
     return { valid: refusals.length === 0, file, digest: loaded.digest, issues: [], refusals };
   } catch (error) {
     if (error instanceof PlanError) return { valid: false, file, issues: error.issues, refusals: [] };
