@@ -6,14 +6,15 @@
  */
 import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
-import type { Gate, GateContext, GateOutcome } from '../engine/gates.js';
+import type { GateContext, GateOutcome } from '../engine/gates.js';
 import { staticRefusalGate } from '../engine/static-gate.js';
 import type { JournalEvent } from '../journal/types.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { planRunDurationMs } from '../plan/refusals.js';
 import { formatDuration } from '../plan/duration.js';
 import { buildGates, countReaderFromSources, loadPolicy } from '../preflight/index.js';
-import { failoverReasons, failoverRefusal, modelFailover, type FailoverInputs } from '../analysis/failover.js';
+import { failoverReasons, modelFailover, type FailoverInputs } from '../analysis/failover.js';
+import { failoverGate } from './failover-gate.js';
 import { buildPlanReview } from '../report/review.js';
 import type { PlanReview } from '../report/comment.js';
 import { createAwsClients } from '../injector/aws/clients.js';
@@ -58,8 +59,14 @@ function failoverSection(loaded: LoadedPlan): PlanReview['sections'][number] | u
     heading: 'Predicted failover (model, SPEC §9.2)',
     rows: [
       ['marked down at', result.markedDownAt === null ? 'never' : `${result.markedDownAt} s`],
-      ['served during the outage', result.servedShare === null ? 'n/a' : `${result.servedShare} % (gate ≥ ${f.minServed} %)`],
-      ['failover', result.failoverSeconds === null ? 'none' : `${result.failoverSeconds} s (gate ≤ ${f.maxFailover} s)`],
+      [
+        'served during the outage',
+        result.servedShare === null ? 'n/a' : `${result.servedShare} % (gate ≥ ${f.minServed} %)`,
+      ],
+      [
+        'failover',
+        result.failoverSeconds === null ? 'none' : `${result.failoverSeconds} s (gate ≤ ${f.maxFailover} s)`,
+      ],
       ['lost conversations', String(result.lostConversations)],
       ['prediction', result.pass ? 'passes the gate' : `fails: ${reasons.join('; ')}`],
     ],
@@ -99,21 +106,16 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       : {}),
     ...(tagging ? { candidates: candidateCounter(tagging) } : {}),
   });
-  const failover = failoverRefusal(plan);
-  const failoverGate: Gate = {
-    name: 'failover-model',
-    stage: 'static',
-    async check() {
-      return failover ? { pass: false, verdict: 'refused', reason: failover, field: 'failover' } : { pass: true };
-    },
-  };
   const gates = [staticRefusalGate(loaded), failoverGate, ...preflight.gates];
   const decisions: ReviewResult['decisions'] = [];
   let targets: ReviewResult['targets'];
   const networkGates = new Set(['incidents', 'budget', 'kill-switch', 'concurrency']);
   for (const gate of gates.filter((g) => g.stage !== 'after-targets')) {
     if (!o.resolve && networkGates.has(gate.name)) {
-      decisions.push({ gate: gate.name, outcome: { pass: 'skipped', why: 'needs --resolve (reads AWS/metrics)' } });
+      decisions.push({
+        gate: gate.name,
+        outcome: { pass: 'skipped', why: 'needs --resolve (reads AWS/metrics)' },
+      });
       continue;
     }
     if (gate.name === 'incidents' || gate.name === 'concurrency') {
@@ -125,7 +127,12 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
 
   const staticRefused = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'refused');
   if (o.resolve && clients && !staticRefused) {
-    const injector = new FisInjector({ fis: clients.fis, cloudwatch: clients.cloudwatch, region: clients.region, clock });
+    const injector = new FisInjector({
+      fis: clients.fis,
+      cloudwatch: clients.cloudwatch,
+      region: clients.region,
+      clock,
+    });
     const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
     const { templateId } = await injector.provision(plan, ctx);
     const resolved = await injector.resolveTargets(plan, templateId, ctx);
@@ -137,14 +144,23 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
       decisions.push({
         gate: gate.name,
-        outcome: { pass: 'skipped', why: staticRefused ? 'the plan is refused statically' : 'needs --resolve (FIS dry run)' },
+        outcome: {
+          pass: 'skipped',
+          why: staticRefused ? 'the plan is refused statically' : 'needs --resolve (FIS dry run)',
+        },
       });
     }
   }
 
   const refusals = decisions.flatMap((d) =>
     d.outcome.pass === false && d.outcome.verdict === 'refused'
-      ? [{ field: d.outcome.field ?? d.gate, message: d.outcome.reason, line: loaded.locate(d.outcome.field ?? '')?.line }]
+      ? [
+          {
+            field: d.outcome.field ?? d.gate,
+            message: d.outcome.reason,
+            line: loaded.locate(d.outcome.field ?? '')?.line,
+          },
+        ]
       : [],
   );
   const notRun = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'not-run');
@@ -167,7 +183,13 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       heading: `Computed blast radius (FIS dry run: ${targets.length} target${targets.length === 1 ? '' : 's'})`,
       rows: targets.map((t): [string, string] => [
         t.target,
-        `${t.arn}${t.tags ? ` — ${Object.entries(t.tags).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`,
+        `${t.arn}${
+          t.tags
+            ? ` — ${Object.entries(t.tags)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')}`
+            : ''
+        }`,
       ]),
     });
   }

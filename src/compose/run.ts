@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
 import { staticRefusalGate } from '../engine/static-gate.js';
+import { failoverGate } from './failover-gate.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
@@ -171,7 +172,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     sources,
     injector,
     lease,
-    gates: [staticRefusalGate(loaded), ...preflight.gates],
+    gates: [staticRefusalGate(loaded), failoverGate, ...preflight.gates],
     midRun: preflight.midRun,
     journal,
     signal: o.signal,
