@@ -32,6 +32,8 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
     env: process.env,
     onPlanLoaded: (loaded) => req.onPlanLoaded({ planId: loaded.plan.id, locate: loaded.locate }),
     onExperimentId: (id) => req.onExperimentId(id),
+    onTick: req.onTick,
+    onEvent: req.onEvent,
     log: (line) => process.stdout.write(`chaos-gate: ${line}\n`),
   });
   return result.journal;

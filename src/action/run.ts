@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { EXIT_CODES, type Journal } from '../journal/types.js';
+import { EXIT_CODES, type Journal, type JournalEvent, type Measurement } from '../journal/types.js';
 import { formatIssue, PlanError } from '../plan/load.js';
 import { PolicyError } from '../preflight/policy.js';
 import { renderSummary } from '../report/markdown.js';
@@ -54,6 +54,10 @@ export interface GateRequest {
   onPlanLoaded(info: { planId: string; locate?: Locate | undefined }): Promise<void>;
   /** Call the moment the experiment id is known: it is saved for the post step. */
   onExperimentId(id: string): void;
+  /** Every measurement as it is taken (live progress, e.g. `chaos-gate demo`). */
+  onTick?: ((m: Measurement) => void) | undefined;
+  /** Every journal event as it is recorded. */
+  onEvent?: ((e: JournalEvent) => void) | undefined;
 }
 
 export interface ActionDeps {
@@ -69,6 +73,10 @@ export interface ActionDeps {
   uploadArtifact(name: string, files: string[], rootDirectory: string): Promise<void>;
   signal?: AbortSignal | undefined;
   fetch?: typeof fetch | undefined;
+  /** Passed on to the engine as `GateRequest.onTick` (the action itself prints no per-tick lines). */
+  onTick?: ((m: Measurement) => void) | undefined;
+  /** Passed on to the engine as `GateRequest.onEvent`. */
+  onEvent?: ((e: JournalEvent) => void) | undefined;
 }
 
 function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
@@ -139,6 +147,8 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       }
     },
     onExperimentId: (id) => core.saveState(STATE.experimentId, id),
+    onTick: deps.onTick,
+    onEvent: deps.onEvent,
   };
 
   let journal: Journal;
@@ -151,7 +161,9 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       core.saveState(STATE.finished, 'true');
       setOutputs(core, outputsWithoutJournal('refused', reason));
       await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason);
-      await core.writeSummary(jobSummary(`## ⛔ refused\n\n\`\`\`\n${reason}\n\`\`\`\n`, reporter?.fallbacks ?? []));
+      await core.writeSummary(
+        jobSummary(`## ⛔ refused\n\n\`\`\`\n${reason}\n\`\`\`\n`, reporter?.fallbacks ?? []),
+      );
       core.warning(`chaos-gate: ${reason}`);
       return EXIT_CODES.refused;
     }

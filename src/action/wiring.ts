@@ -4,7 +4,6 @@
  * know them; `runFromInputs` sees the `ActionDeps` interface.
  */
 import * as core from '@actions/core';
-import { DefaultArtifactClient } from '@actions/artifact';
 import { formatIssue, loadPlan, PlanError } from '../plan/load.js';
 import { staticRefusals } from '../plan/refusals.js';
 import { reviewPlan } from '../compose/review.js';
@@ -61,6 +60,9 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
       }
     },
     async uploadArtifact(name, files, root) {
+      // Loaded on use: the artifact client (with Azure storage and undici) is a third of the bundle,
+      // and evaluating it at start-up delayed the first AWS call (SPEC §12 cold start, bench/run.ts).
+      const { DefaultArtifactClient } = await import('@actions/artifact');
       await new DefaultArtifactClient().uploadArtifact(name, files, root);
     },
   };

@@ -9,6 +9,7 @@ import type { ErrorObject } from 'ajv';
 import { privateUser, type Identity, type Origins } from './entities.js';
 import { loadDescription, type Operation } from './spec.js';
 import { GitHubState, type StoredAnnotation, type StoredCheckRun, type StoredIssue } from './state.js';
+import { handleIntrospection } from './introspect.js';
 
 export { GitHubState } from './state.js';
 export type {
@@ -20,6 +21,7 @@ export type {
   PullSeed,
 } from './state.js';
 export type { Identity } from './entities.js';
+export { INTROSPECTION_PREFIX } from './introspect.js';
 
 /** A token the stand-in accepts, and who it is. */
 export interface TokenSpec {
@@ -132,6 +134,8 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     const origins: Origins = { api: url.origin, web: opts.webUrl ?? 'https://github.com' };
+    // Introspection (`/_sandbox/…`) is not API traffic: it is neither logged nor counted as rejected.
+    if (handleIntrospection({ state, rejected, invalidResponses, requests }, method, url, req, res)) return;
     const log: LoggedRequest = { method, path: url.pathname + url.search, status: 0 };
     requests.push(log);
     const send = (r: Reply, op?: Operation): void => {

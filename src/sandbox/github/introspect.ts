@@ -1,0 +1,133 @@
+/**
+ * Introspection routes of the GitHub stand-in, under `/_sandbox/` on the stand-in's own port. When
+ * the stand-in runs inside the sandbox process, a test (or a person) cannot reach its in-memory state,
+ * so these routes expose what it recorded and let a caller seed what the REST API cannot create:
+ *
+ * | route | does |
+ * |---|---|
+ * | `GET /_sandbox/state` | check runs (with every annotation), comments, issues, pull requests |
+ * | `GET /_sandbox/rejected` | requests refused for not matching GitHub's description, and invalid responses |
+ * | `GET /_sandbox/requests` | every API request: method, path, operation, status |
+ * | `POST /_sandbox/pulls` | opens a pull request: `{owner, repo, headSha, baseSha?, headRef?, headOwner?, title?}` |
+ *
+ * GitHub's description has no path starting with `/_sandbox`, so these never shadow a real route;
+ * they are not logged as API requests and need no token (like the sandbox's admin endpoint).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { GitHubState, PullSeed } from './state.js';
+
+/** Path prefix of the introspection routes. */
+export const INTROSPECTION_PREFIX = '/_sandbox/';
+
+/** Seeding bodies are a few hundred bytes; anything far larger is a mistake. */
+const MAX_SEED_BODY_BYTES = 64 * 1024;
+
+/** A 40-hex commit SHA, as GitHub stores `head.sha`. */
+const SHA = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character lowercase hex commit SHA');
+
+const PullSeedBody = z.strictObject({
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  headSha: SHA,
+  baseSha: SHA.optional(),
+  headRef: z.string().min(1).optional(),
+  headOwner: z.string().min(1).optional(),
+  title: z.string().min(1).optional(),
+});
+
+/** What the introspection routes read: the stand-in's state and its logs. */
+export interface IntrospectionSource {
+  state: GitHubState;
+  rejected: readonly unknown[];
+  invalidResponses: readonly unknown[];
+  requests: readonly unknown[];
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_SEED_BODY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size > MAX_SEED_BODY_BYTES) return reject(new Error(`body over ${MAX_SEED_BODY_BYTES} bytes`));
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(text ? JSON.parse(text) : {});
+      } catch {
+        reject(new Error('body is not JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Answers an introspection request; returns false when the path is not one (the API handler goes on).
+ */
+export function handleIntrospection(
+  source: IntrospectionSource,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
+  if (!url.pathname.startsWith(INTROSPECTION_PREFIX)) return false;
+  const route = url.pathname.slice(INTROSPECTION_PREFIX.length).replace(/\/+$/, '');
+  const { state } = source;
+  if (method === 'GET' && route === 'state') {
+    reply(res, 200, {
+      checkRuns: [...state.checkRuns.values()],
+      comments: state.comments,
+      issues: state.issues,
+      pulls: state.pulls,
+    });
+  } else if (method === 'GET' && route === 'rejected') {
+    reply(res, 200, { rejected: source.rejected, invalidResponses: source.invalidResponses });
+  } else if (method === 'GET' && route === 'requests') {
+    reply(res, 200, { requests: source.requests });
+  } else if (method === 'POST' && route === 'pulls') {
+    readJson(req)
+      .then((raw) => {
+        const parsed = PullSeedBody.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const field = issue?.path.join('.') || '(body)';
+          return reply(res, 400, {
+            error: `POST ${INTROSPECTION_PREFIX}pulls body: ${field}: ${issue?.message ?? 'invalid'}`,
+          });
+        }
+        const d = parsed.data;
+        // exactOptionalPropertyTypes: absent fields are left out, not passed as undefined.
+        const seed: PullSeed = {
+          owner: d.owner,
+          repo: d.repo,
+          headSha: d.headSha,
+          ...(d.baseSha !== undefined ? { baseSha: d.baseSha } : {}),
+          ...(d.headRef !== undefined ? { headRef: d.headRef } : {}),
+          ...(d.headOwner !== undefined ? { headOwner: d.headOwner } : {}),
+          ...(d.title !== undefined ? { title: d.title } : {}),
+        };
+        const pull = state.addPullRequest(seed);
+        reply(res, 201, pull);
+      })
+      .catch((err: unknown) =>
+        reply(res, 400, {
+          error: `POST ${INTROSPECTION_PREFIX}pulls: ${err instanceof Error ? err.message : String(err)}`,
+        }),
+      );
+  } else {
+    reply(res, 404, {
+      error: `no introspection route ${method} ${url.pathname}; see src/sandbox/github/introspect.ts`,
+    });
+  }
+  return true;
+}
