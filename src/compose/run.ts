@@ -140,7 +140,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       : undefined,
     candidates: candidateCounter(tagging),
     concurrency: {
-      lister: experimentLister(clients),
+      lister: experimentLister(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt }),
       clock,
       queueTimeoutMs: o.queueTimeoutMs ?? 0,
     },

@@ -18,7 +18,7 @@ export const killCommand: CliCommand = {
     'Engaging: forces the kill-switch alarm (a stop condition of every chaos-gate template) to ALARM,',
     'engages the FIS safety lever where the endpoint has one, and stops every running experiment tagged',
     'chaos-gate:plan. Until --release, every run refuses before touching anything.',
-    'Exit 0 when every live experiment was stopped (or, with --release, the switch is OK again).',
+    'Exit 0 when every live experiment was verified stopped within 30 s (or, with --release, the switch is OK again).',
   ].join('\n'),
   async run(argv, io) {
     let values;
@@ -41,7 +41,9 @@ export const killCommand: CliCommand = {
     const reason = values.reason ?? `requested by ${who}`;
     if (values.status) {
       const status = await killSwitchStatus(clients);
-      io.out(values.json ? JSON.stringify(status) : status.engaged ? `ENGAGED: ${status.reason}` : 'disengaged');
+      io.out(
+        values.json ? JSON.stringify(status) : status.engaged ? `ENGAGED: ${status.reason}` : 'disengaged',
+      );
       return 0;
     }
     if (values.release) {
@@ -49,7 +51,11 @@ export const killCommand: CliCommand = {
       if (values.json) io.out(JSON.stringify(out));
       else {
         io.out(`kill switch alarm: ${out.alarm}`);
-        io.out(out.lever.available ? `FIS safety lever: ${out.lever.state}` : `FIS safety lever: unavailable (${out.lever.detail})`);
+        io.out(
+          out.lever.available
+            ? `FIS safety lever: ${out.lever.state}`
+            : `FIS safety lever: unavailable (${out.lever.detail})`,
+        );
       }
       return out.alarm === 'OK' ? 0 : 1;
     }
@@ -57,10 +63,18 @@ export const killCommand: CliCommand = {
     if (values.json) io.out(JSON.stringify(report));
     else {
       io.out(`kill switch alarm: ${report.alarm}`);
-      io.out(report.lever.available ? `FIS safety lever: ${report.lever.state}` : `FIS safety lever: unavailable (${report.lever.detail})`);
-      for (const e of report.stopped) io.out(`stop requested: ${e.id} (plan ${e.plan})`);
-      for (const e of report.failed) io.err(`could not stop ${e.id} (plan ${e.plan}): ${e.error} — run: aws fis stop-experiment --id ${e.id}`);
-      if (report.stopped.length === 0 && report.failed.length === 0) io.out('no running chaos-gate experiments');
+      io.out(
+        report.lever.available
+          ? `FIS safety lever: ${report.lever.state}`
+          : `FIS safety lever: unavailable (${report.lever.detail})`,
+      );
+      for (const e of report.stopped) io.out(`stopped: ${e.id} (plan ${e.plan}) is ${e.status}`);
+      for (const e of report.failed)
+        io.err(
+          `could not stop ${e.id} (plan ${e.plan}): ${e.error} — run: aws fis stop-experiment --id ${e.id}`,
+        );
+      if (report.stopped.length === 0 && report.failed.length === 0)
+        io.out('no running chaos-gate experiments');
     }
     return report.failed.length === 0 ? 0 : 1;
   },

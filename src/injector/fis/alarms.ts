@@ -21,12 +21,24 @@ export const KILL_SWITCH_ALARM = 'chaos-gate-kill-switch';
 export const LEASE_BEAT_MS = 5_000;
 export const LEASE_PERIOD_S = 10;
 /**
- * Two of two 10 s periods without a heartbeat trip the alarm: the runner's death is seen 20–30 s later
- * (SPEC §6.3 target ≤ 30 s), and one lost beat (of two per period) never trips it. With 2-of-2 the alarm
- * turns OK after the first period with a beat, so a run does not wait 20 s for a 2-of-3 alarm to clear.
+ * One 10 s period without a heartbeat trips the alarm. The alarm turns ALARM at the end of the first
+ * whole period after the last beat, i.e. 10–20 s after it, so a SIGKILLed runner's fault stops 5–20 s
+ * after the kill plus FIS's polling (SPEC §6.3 target ≤ 30 s). Two of two periods was the first choice,
+ * but its worst case is 30 s before FIS even polls (measured 28.7 s in the sandbox). With a beat every
+ * 5 s, a period is empty only after more than 10 s of silence: a single lost beat empties one only when
+ * the beats around it straddle a period boundary within their timing jitter.
  */
-export const LEASE_EVALUATION_PERIODS = 2;
-export const LEASE_DATAPOINTS_TO_ALARM = 2;
+export const LEASE_EVALUATION_PERIODS = 1;
+export const LEASE_DATAPOINTS_TO_ALARM = 1;
+/**
+ * The alarm evaluates `FILL(beats, 0)`, not the raw metric. CloudWatch fetches an evaluation range longer
+ * than EvaluationPeriods and, when that range still holds EvaluationPeriods real datapoints, evaluates the
+ * most recent real ones and ignores TreatMissingData (CW-alarms, "How alarm state is evaluated when data
+ * is missing"). A plain heartbeat alarm therefore stays OK on old beats until the silence covers most of
+ * the range — measured at ~39 s in the sandbox. Filling the silent periods with 0 makes them datapoints
+ * that breach at once.
+ */
+export const LEASE_EXPRESSION = 'FILL(beats, 0)';
 
 export function leaseAlarmName(planId: string): string {
   return `chaos-gate-lease-${planId}`;
@@ -44,24 +56,36 @@ export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Pr
   const wanted = {
     AlarmName: name,
     AlarmDescription: `chaos-gate lease for plan ${planId}: ALARM when the runner stops sending heartbeats; a stop condition of the plan's FIS template`,
-    Namespace: NAMESPACE,
-    MetricName: LEASE_METRIC,
-    Dimensions: [{ Name: 'Plan', Value: planId }],
-    Statistic: 'SampleCount' as const,
-    Period: LEASE_PERIOD_S,
+    Metrics: [
+      {
+        Id: 'beats',
+        MetricStat: {
+          Metric: {
+            Namespace: NAMESPACE,
+            MetricName: LEASE_METRIC,
+            Dimensions: [{ Name: 'Plan', Value: planId }],
+          },
+          Period: LEASE_PERIOD_S,
+          Stat: 'SampleCount',
+        },
+        ReturnData: false,
+      },
+      { Id: 'lease', Expression: LEASE_EXPRESSION, Label: 'heartbeats per period', ReturnData: true },
+    ],
     EvaluationPeriods: LEASE_EVALUATION_PERIODS,
     DatapointsToAlarm: LEASE_DATAPOINTS_TO_ALARM,
     Threshold: 1,
     ComparisonOperator: 'LessThanThreshold' as const,
+    // Should the expression return nothing at all (no series yet), missing still means a dead runner.
     TreatMissingData: 'breaching',
   };
   const same =
     existing &&
-    existing.Period === wanted.Period &&
     existing.EvaluationPeriods === wanted.EvaluationPeriods &&
     existing.DatapointsToAlarm === wanted.DatapointsToAlarm &&
     existing.TreatMissingData === wanted.TreatMissingData &&
-    existing.MetricName === wanted.MetricName;
+    existing.Metrics?.some((m) => m.Expression === LEASE_EXPRESSION) === true &&
+    existing.Metrics?.some((m) => m.MetricStat?.Period === LEASE_PERIOD_S) === true;
   if (!same) await cw.send(new PutMetricAlarmCommand(wanted));
   const alarm = (await describe(cw, [name]))[0];
   if (!alarm?.AlarmArn)
@@ -69,7 +93,12 @@ export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Pr
   return alarm;
 }
 
-/** Creates the kill-switch alarm when missing, disengaged (OK). */
+/**
+ * Creates the kill-switch alarm when missing, disengaged (OK). The switch is the alarm's state, set with
+ * SetAlarmState: its metric is never published and missing data keeps the current state, so no
+ * evaluation can flip it. (An earlier design published 1/0 datapoints; a 1 still inside the 60 s period
+ * re-raised the alarm right after `kill --release`, and would have stopped the next run mid-fault.)
+ */
 export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<MetricAlarm> {
   let alarm = (await describe(cw, [KILL_SWITCH_ALARM]))[0];
   if (!alarm) {
@@ -77,7 +106,7 @@ export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<Metri
       new PutMetricAlarmCommand({
         AlarmName: KILL_SWITCH_ALARM,
         AlarmDescription:
-          'chaos-gate kill switch: ALARM stops every chaos-gate experiment (a stop condition of each template) and makes new runs refuse. Engage with `chaos-gate kill`, release with `chaos-gate kill --release`.',
+          'chaos-gate kill switch: ALARM stops every chaos-gate experiment (a stop condition of each template) and makes new runs refuse. Engage with `chaos-gate kill`, release with `chaos-gate kill --release`. Its metric is never published: the state is the switch.',
         Namespace: NAMESPACE,
         MetricName: KILL_METRIC,
         Statistic: 'Maximum',
@@ -85,12 +114,9 @@ export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<Metri
         EvaluationPeriods: 1,
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        // Missing data keeps the last state: an engaged switch stays engaged until released.
+        // Missing data keeps the last state: an engaged switch stays engaged until released, and back.
         TreatMissingData: 'ignore',
       }),
-    );
-    await cw.send(
-      new PutMetricDataCommand({ Namespace: NAMESPACE, MetricData: [{ MetricName: KILL_METRIC, Value: 0 }] }),
     );
     await cw.send(
       new SetAlarmStateCommand({

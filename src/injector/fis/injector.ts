@@ -23,9 +23,17 @@ import {
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Plan } from '../../plan/schema.js';
 import type { Clock } from '../../clock/clock.js';
-import { InjectorRefusal, type ExperimentState, type Injector, type ResolvedTarget, type RunContext } from '../injector.js';
-import type { FisInputExtensions } from './patches.js';
 import {
+  InjectorRefusal,
+  type ExperimentState,
+  type Injector,
+  type ResolvedTarget,
+  type RunContext,
+} from '../injector.js';
+import type { FisInputExtensions } from './patches.js';
+import { withTags, type TaggingSender } from '../aws/tagging.js';
+import {
+  TAG_ATTEMPT,
   TAG_DIGEST,
   TAG_PLAN,
   TAG_REPO,
@@ -62,6 +70,11 @@ export interface FisInjectorOptions {
   dryRunTimeoutMs?: number;
   pollMs?: number;
   log?: (line: string) => void;
+  /**
+   * The Resource Groups Tagging API. FIS's resolved targets carry only ARNs, so without it the
+   * blast-radius gate cannot show a target free of forbidden tags and refuses (fail closed).
+   */
+  tagging?: TaggingSender | undefined;
 }
 
 const DRY_RUN_DONE = new Set(['completed', 'stopped', 'failed', 'cancelled', 'running']);
@@ -70,6 +83,7 @@ function tagsOf(plan: Plan, ctx: RunContext): Record<string, string> {
   const tags: Record<string, string> = {
     [TAG_PLAN]: plan.id,
     [TAG_RUN]: ctx.runId,
+    [TAG_ATTEMPT]: String(ctx.attempt),
     [TAG_SERVICE]: plan.service,
   };
   if (ctx.repo) tags[TAG_REPO] = ctx.repo;
@@ -280,7 +294,7 @@ export class FisInjector implements Injector {
       }
       nextToken = page.nextToken;
     } while (nextToken);
-    return targets;
+    return this.opts.tagging ? withTags(this.opts.tagging, targets) : targets;
   }
 
   async start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }> {

@@ -3,13 +3,17 @@
  * concurrency gate), the chaos ledger, and a CloudWatch alarm as an incident signal. Preflight sees only
  * the narrow interfaces; these are the concrete sides the front doors wire.
  */
-import { ListExperimentResolvedTargetsCommand, ListExperimentsCommand, type FisClient } from '@aws-sdk/client-fis';
+import {
+  ListExperimentResolvedTargetsCommand,
+  ListExperimentsCommand,
+  type FisClient,
+} from '@aws-sdk/client-fis';
 import { DescribeAlarmsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { RunningExperiment } from '../../preflight/concurrency.js';
 import { killSwitchStatus } from './kill-switch.js';
 import { ledgerSpent } from './ledger.js';
 import { alarmNameFromArn } from './alarms.js';
-import { TAG_PLAN } from './template.js';
+import { TAG_ATTEMPT, TAG_PLAN, TAG_RUN } from './template.js';
 
 interface Clients {
   fis: FisClient;
@@ -25,8 +29,15 @@ export function killSwitchProbe(clients: Clients): {
   return { engaged: () => killSwitchStatus(clients) };
 }
 
-/** chaos-gate experiments live now (dry runs excluded), with the ARNs FIS resolved for them. */
-export function experimentLister(clients: Clients): { running(): Promise<RunningExperiment[]> } {
+/**
+ * chaos-gate experiments live now (dry runs excluded), with the ARNs FIS resolved for them. An experiment
+ * of `own` (the same plan, run id and attempt) is not in the way: it is the one this run's StartExperiment
+ * will return by its clientToken — a retried step picking up the experiment its killed predecessor started.
+ */
+export function experimentLister(
+  clients: Clients,
+  own?: { planId: string; runId: string; attempt: number },
+): { running(): Promise<RunningExperiment[]> } {
   return {
     async running() {
       const out: RunningExperiment[] = [];
@@ -39,11 +50,22 @@ export function experimentLister(clients: Clients): { running(): Promise<Running
           const planId = e.tags?.[TAG_PLAN];
           if (!e.id || !planId || e.tags?.['chaos-gate:dry-run'] === 'true') continue;
           if (!LIVE.has(String(e.state?.status))) continue;
+          if (
+            own &&
+            planId === own.planId &&
+            e.tags?.[TAG_RUN] === own.runId &&
+            e.tags?.[TAG_ATTEMPT] === String(own.attempt)
+          )
+            continue;
           const targets: string[] = [];
           let t: string | undefined;
           do {
             const r = await clients.fis.send(
-              new ListExperimentResolvedTargetsCommand({ experimentId: e.id, maxResults: 100, ...(t ? { nextToken: t } : {}) }),
+              new ListExperimentResolvedTargetsCommand({
+                experimentId: e.id,
+                maxResults: 100,
+                ...(t ? { nextToken: t } : {}),
+              }),
             );
             for (const x of r.resolvedTargets ?? []) {
               const arn = x.targetInformation?.arn ?? Object.values(x.targetInformation ?? {})[0];
@@ -67,7 +89,10 @@ export function ledgerReader(cw: CloudWatchClient): {
 }
 
 /** An incident is open while the named CloudWatch alarm is in ALARM (INSUFFICIENT_DATA is not an incident). */
-export function alarmIncidentProbe(cw: CloudWatchClient, alarm: string): {
+export function alarmIncidentProbe(
+  cw: CloudWatchClient,
+  alarm: string,
+): {
   open(at: number): Promise<{ open: boolean; detail: string; error?: string }>;
 } {
   const name = alarmNameFromArn(alarm);
@@ -76,7 +101,12 @@ export function alarmIncidentProbe(cw: CloudWatchClient, alarm: string): {
       try {
         const out = await cw.send(new DescribeAlarmsCommand({ AlarmNames: [name] }));
         const a = [...(out.MetricAlarms ?? []), ...(out.CompositeAlarms ?? [])][0];
-        if (!a) return { open: false, detail: `alarm ${name} not found`, error: `incident alarm ${name} does not exist` };
+        if (!a)
+          return {
+            open: false,
+            detail: `alarm ${name} not found`,
+            error: `incident alarm ${name} does not exist`,
+          };
         return {
           open: a.StateValue === 'ALARM',
           detail: `alarm ${name} is ${a.StateValue ?? 'unknown'}${a.StateReason ? ` (${a.StateReason})` : ''}`,

@@ -16,6 +16,7 @@ export const TAG_DIGEST = 'chaos-gate:digest';
 export const TAG_PLAN_DIGEST = 'chaos-gate:plan-digest';
 export const TAG_SERVICE = 'chaos-gate:service';
 export const TAG_RUN = 'chaos-gate:run';
+export const TAG_ATTEMPT = 'chaos-gate:attempt';
 export const TAG_REPO = 'chaos-gate:repo';
 export const TAG_SHA = 'chaos-gate:sha';
 
