@@ -23,13 +23,24 @@ const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
 const Dimensions = z.record(z.string(), z.string());
 
 /** A CloudWatch metric stat query, or a metric-math expression over such queries. */
+/**
+ * CloudWatch accepts a metric period of 1, 5, 10, 20 or 30 s (high resolution) or a multiple of 60 s
+ * (PutMetricAlarm/GetMetricData `Period`, SEMANTICS §5.2); anything else fails only at run time.
+ */
+const CloudWatchPeriod = Duration.refine(
+  (ms) => [1000, 5000, 10_000, 20_000, 30_000].includes(ms) || (ms > 0 && ms % 60_000 === 0),
+  {
+    message: 'a CloudWatch period: 1s, 5s, 10s, 20s, 30s or a multiple of 60s',
+  },
+);
+
 export const CloudWatchSource = z.union([
   z.strictObject({
     namespace: z.string().min(1),
     metricName: z.string().min(1),
     dimensions: Dimensions.optional(),
     stat: z.string().min(1).default('Sum'),
-    period: Duration.prefault('60s'),
+    period: CloudWatchPeriod.prefault('60s'),
     unit: z.string().optional(),
   }),
   z.strictObject({
@@ -45,7 +56,7 @@ export const CloudWatchSource = z.union([
         }),
       )
       .default({}),
-    period: Duration.prefault('60s'),
+    period: CloudWatchPeriod.prefault('60s'),
   }),
 ]);
 

@@ -112,6 +112,14 @@ const INVALID: {
     says: '"all weekend"',
   },
   {
+    file: 'cloudwatch-period.yaml',
+    line: 11,
+    column: 69,
+    field: 'hypothesis.slis[0].cloudwatch.period',
+    expected: 'a CloudWatch period: 1s, 5s, 10s, 20s, 30s or a multiple of 60s',
+    says: '"3s"',
+  },
+  {
     file: 'bound-missing.yaml',
     line: 11,
     column: 7,
