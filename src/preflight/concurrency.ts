@@ -102,7 +102,7 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
           return {
             pass: true,
             note:
-              waited > 0
+              polls > 1
                 ? `queued ${formatDuration(waited)} behind other experiments`
                 : 'no intersecting experiment running',
           };
