@@ -4,7 +4,6 @@
  * Exit 0 when every SLI is ok, 1 otherwise, 2 for bad usage or an invalid plan.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { REQUESTS_QUERY } from '../../engine/run.js';
 import type { SliStatus } from '../../journal/types.js';
@@ -20,7 +19,7 @@ import type { Query, Reading } from '../../metrics/source.js';
 import { loadPlan, PlanError } from '../../plan/load.js';
 import type { Plan } from '../../plan/schema.js';
 import { formatDuration } from '../../plan/duration.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 /** Exit code when the plan cannot be read or is invalid (SPEC §4). */
 const EXIT_INVALID = 2;
@@ -234,21 +233,11 @@ export const measure: CliCommand = {
   summary: "measure one window of every SLI now: check a plan's queries before any experiment",
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          json: { type: 'boolean', default: false },
-          'prometheus-url': { type: 'string' },
-          'prometheus-header': { type: 'string', multiple: true },
-        },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, {
+      json: { type: 'boolean', default: false },
+      'prometheus-url': { type: 'string' },
+      'prometheus-header': { type: 'string', multiple: true },
+    });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined) throw new UsageError('missing the plan file argument');
     if (extra.length > 0) throw new UsageError(`expected one plan file, got also: ${extra.join(' ')}`);

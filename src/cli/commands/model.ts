@@ -4,11 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatFailoverText, modelFailover, type FailoverInputs } from '../../analysis/failover.js';
 import { Failover } from '../../plan/schema.js';
 import { renderFailoverHtml } from '../../report/html.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 /** Exit code when the model predicts the gate fails: the same as a verdict that blocks promotion. */
 const EXIT_GATE_FAILS = 1;
@@ -93,29 +92,21 @@ export const model: CliCommand = {
         sub === undefined ? 'missing the model name (failover)' : `unknown model '${sub}'; expected failover`,
       );
     }
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: rest,
-        options: {
-          every: { type: 'string' },
-          failures: { type: 'string' },
-          depth: { type: 'string' },
-          ttl: { type: 'string' },
-          capacity: { type: 'string' },
-          replication: { type: 'string' },
-          fault: { type: 'string' },
-          'min-served': { type: 'string' },
-          'max-failover': { type: 'string' },
-          json: { type: 'boolean', default: false },
-          html: { type: 'string' },
-        },
-        allowPositionals: false,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(rest, {
+      every: { type: 'string' },
+      failures: { type: 'string' },
+      depth: { type: 'string' },
+      ttl: { type: 'string' },
+      capacity: { type: 'string' },
+      replication: { type: 'string' },
+      fault: { type: 'string' },
+      'min-served': { type: 'string' },
+      'max-failover': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      html: { type: 'string' },
+    });
+    if (parsed.positionals.length > 0)
+      throw new UsageError(`unexpected argument: ${parsed.positionals.join(' ')}`);
     const inputs = parseFailoverFlags(parsed.values);
     const result = modelFailover(inputs);
     io.out(parsed.values.json ? JSON.stringify(result, null, 2) : formatFailoverText(result, inputs));

@@ -4,12 +4,11 @@
  * reads the budget. Exit 0 when the plan would run now, 1 when the time is wrong, 2 when refused.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { reviewPlan } from '../../compose/review.js';
 import { formatIssue, PlanError } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { prComment } from '../../report/comment.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 const usage = `Usage: chaos-gate plan <plan> [--resolve] [--policy <file>] [--markdown | --json]
        [--prometheus-url <url>] [--aws-region <region>]
@@ -30,23 +29,14 @@ export const plan: CliCommand = {
   summary: 'render what preflight decides for a plan (PR review), optionally resolving targets',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          resolve: { type: 'boolean', default: false },
-          policy: { type: 'string' },
-          markdown: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
-          'prometheus-url': { type: 'string' },
-          'aws-region': { type: 'string' },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, {
+      resolve: { type: 'boolean', default: false },
+      policy: { type: 'string' },
+      markdown: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'prometheus-url': { type: 'string' },
+      'aws-region': { type: 'string' },
+    });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined || extra.length > 0) throw new UsageError('expected exactly one plan file');
     const v = parsed.values;

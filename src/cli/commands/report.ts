@@ -4,11 +4,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { JournalError, readJournal } from '../../journal/read.js';
 import { renderSummary } from '../../report/markdown.js';
 import { renderReplayHtml } from '../../report/html.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 /** Unreadable input (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
@@ -31,17 +30,7 @@ export const report: CliCommand = {
   summary: 'render a run journal (also a crashed prefix) as job-summary markdown or an HTML replay',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: { markdown: { type: 'boolean' }, html: { type: 'string' } },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, { markdown: { type: 'boolean' }, html: { type: 'string' } });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined) throw new UsageError('missing the journal file argument');
     if (extra.length > 0) throw new UsageError(`expected one journal file, got also: ${extra.join(' ')}`);

@@ -4,12 +4,11 @@
  * environment. Prints the experiment id the moment it exists and one line per measurement.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { executeRun } from '../../compose/run.js';
 import { PlanError, formatIssue } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { parseDuration } from '../../plan/duration.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { progressPrinter } from '../progress.js';
 
 const usage = `Usage: chaos-gate run <plan> [options]
@@ -39,42 +38,38 @@ export const run: CliCommand = {
   summary: 'run a plan for real against FIS (or the sandbox) and print the verdict',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          journal: { type: 'string' },
-          policy: { type: 'string' },
-          'prometheus-url': { type: 'string' },
-          'prometheus-header': { type: 'string', multiple: true },
-          'aws-region': { type: 'string' },
-          'queue-timeout': { type: 'string' },
-          'abort-file': { type: 'string' },
-          drift: { type: 'string' },
-          'run-id': { type: 'string' },
-          attempt: { type: 'string' },
-          json: { type: 'boolean', default: false },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, {
+      journal: { type: 'string' },
+      policy: { type: 'string' },
+      'prometheus-url': { type: 'string' },
+      'prometheus-header': { type: 'string', multiple: true },
+      'aws-region': { type: 'string' },
+      'queue-timeout': { type: 'string' },
+      'abort-file': { type: 'string' },
+      drift: { type: 'string' },
+      'run-id': { type: 'string' },
+      attempt: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('expected exactly one plan file');
     const planFile = positionals[0] as string;
     const queue = values['queue-timeout'];
     const queueTimeoutMs = queue === undefined ? 0 : parseDuration(queue);
-    if (queueTimeoutMs === undefined) throw new UsageError(`--queue-timeout '${queue}' is not a duration (e.g. 5m)`);
+    if (queueTimeoutMs === undefined)
+      throw new UsageError(`--queue-timeout '${queue}' is not a duration (e.g. 5m)`);
     const drift = values.drift;
     if (drift !== undefined && drift !== 'repair' && drift !== 'refuse') {
       throw new UsageError(`--drift '${drift}' must be repair or refuse`);
     }
     const attempt = Number(values.attempt ?? io.env.GITHUB_RUN_ATTEMPT ?? '1');
-    if (!Number.isInteger(attempt) || attempt < 1) throw new UsageError(`--attempt must be a positive integer`);
+    if (!Number.isInteger(attempt) || attempt < 1)
+      throw new UsageError(`--attempt must be a positive integer`);
 
-    const journalPath = resolve(io.cwd, values.journal ?? `out/${planFile.replace(/^.*\//, '').replace(/\.(ya?ml|json)$/, '')}.journal.json`);
+    const journalPath = resolve(
+      io.cwd,
+      values.journal ?? `out/${planFile.replace(/^.*\//, '').replace(/\.(ya?ml|json)$/, '')}.journal.json`,
+    );
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => {
       io.err(`chaos-gate: ${signal} received — stopping the fault and verifying the stop`);

@@ -4,11 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseScanInput, ScanInputError } from '../../analysis/input.js';
 import { scanJournal, scanRequestLog, ScanError, type ScanReport } from '../../analysis/scan.js';
 import { formatScanText } from '../../analysis/scan-text.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 /** Exit code for unreadable input (SPEC §4). */
 const EXIT_UNREADABLE = 2;
@@ -82,25 +81,15 @@ export const scan: CliCommand = {
   summary: 'calibrate a hypothesis threshold and its abort cost over a recorded run',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          window: { type: 'string' },
-          'window-seconds': { type: 'string' },
-          margins: { type: 'string' },
-          k: { type: 'string' },
-          'planned-share': { type: 'string' },
-          sli: { type: 'string' },
-          json: { type: 'boolean', default: false },
-        },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, {
+      window: { type: 'string' },
+      'window-seconds': { type: 'string' },
+      margins: { type: 'string' },
+      k: { type: 'string' },
+      'planned-share': { type: 'string' },
+      sli: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined) throw new UsageError('missing the file argument (a journal or a request log)');
     if (extra.length > 0) throw new UsageError(`expected one file, got also: ${extra.join(' ')}`);

@@ -3,7 +3,6 @@
  * virtual clock (a 15-minute run takes milliseconds). Exit code per verdict (SPEC §4).
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Clock } from '../../clock/clock.js';
 import { VirtualClock } from '../../clock/clock.js';
 import { runGate, type RunResult } from '../../engine/run.js';
@@ -13,7 +12,7 @@ import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../.
 import { formatIssue, loadPlan, PlanError, type LoadedPlan } from '../../plan/load.js';
 import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.js';
 import { SimWorld } from '../../sim/world.js';
-import { UsageError, type CliCommand, type CliIo } from '../command.js';
+import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
 import { progressPrinter } from '../progress.js';
 
 /** Unreadable input (SPEC §4). */
@@ -92,22 +91,12 @@ export const simulate: CliCommand = {
   summary: 'run a plan against a simulated world (scenario file) on a virtual clock',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          scenario: { type: 'string' },
-          journal: { type: 'string' },
-          'abort-file': { type: 'string' },
-          json: { type: 'boolean', default: false },
-        },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, {
+      scenario: { type: 'string' },
+      journal: { type: 'string' },
+      'abort-file': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined) throw new UsageError('missing the plan file argument');
     if (extra.length > 0) throw new UsageError(`expected one plan file, got also: ${extra.join(' ')}`);

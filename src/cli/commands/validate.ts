@@ -4,11 +4,10 @@
  * refusals both exit 2).
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatIssue, loadPlan, PlanError, type PlanIssue } from '../../plan/load.js';
 import { staticRefusals, type Refusal } from '../../plan/refusals.js';
 import { failoverRefusal } from '../../analysis/failover.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
 
 /** Exit code for an invalid or refused plan (SPEC §4). */
 const EXIT_INVALID = 2;
@@ -67,17 +66,7 @@ export const validate: CliCommand = {
   summary: 'check a plan file: schema, line:column errors and static refusals',
   usage,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: { json: { type: 'boolean', default: false } },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseFlags(argv, { json: { type: 'boolean', default: false } });
     const [file, ...extra] = parsed.positionals;
     if (file === undefined) throw new UsageError('missing the plan file argument');
     if (extra.length > 0) throw new UsageError(`expected one plan file, got also: ${extra.join(' ')}`);
