@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: measures every figure of SPEC §12 against a sandbox child process over real
+ * sockets, prints a table (median and p99 over repeated runs, the target, whether it is met) and
+ * writes `bench/results.json`. Nothing is hard-coded: a figure that cannot be measured here is printed
+ * as "not measured: <why>".
+ *
+ * Options: --quick (fewer repetitions), --only <id,…> (a subset; other rows of results.json are kept),
+ * --no-build (use dist/ as it is), --out <file>.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as prettier from 'prettier';
+import { startSandboxProcess, type RunningSandbox } from '../test/helpers/sandbox.js';
+import { benchApiCalls } from './figures/api-calls.js';
+import { benchBundles, benchColdStart } from './figures/cold-start.js';
+import { benchLease } from './figures/lease.js';
+import { benchMemory } from './figures/memory.js';
+import { benchReaction } from './figures/reaction.js';
+import { benchScanFigures } from './figures/scan.js';
+import { notMeasured, type FigureResult } from './lib/stats.js';
+import { ROOT } from './lib/world.js';
+
+/** Repetitions per figure: full and `--quick`. The lease takes ~30 s a run, hence fewer. */
+const REPETITIONS = {
+  full: { reaction: 7, lease: 3, coldStart: 10, memory: 3, scan: 7 },
+  quick: { reaction: 3, lease: 2, coldStart: 5, memory: 1, scan: 3 },
+} as const;
+
+/** Groups of figures, by the `--only` names that select them. */
+const GROUPS = ['bundle', 'scan', 'cold-start', 'reaction', 'api-calls', 'memory', 'lease'] as const;
+type Group = (typeof GROUPS)[number];
+
+/** What `bench/results.json` holds. */
+export interface BenchResults {
+  command: string;
+  date: string;
+  node: string;
+  platform: string;
+  cpus: number;
+  cpuModel: string;
+  memoryBytes: number;
+  /** 1/5/15-minute load averages when the bench started and ended: the figures are wall-clock times. */
+  loadAverage: { start: number[]; end: number[] };
+  figures: FigureResult[];
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function format(value: number | null, unit: string): string {
+  if (value === null || Number.isNaN(value)) return '–';
+  if (unit === 'ms') return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
+  if (unit === 'MB') return `${value.toFixed(2)} MB`;
+  return `${Number.isInteger(value) ? value.toFixed(0) : value.toFixed(2)}`;
+}
+
+/** The bench table as text. */
+export function table(figures: readonly FigureResult[]): string {
+  const rows = figures.map((f) =>
+    f.notMeasured !== undefined
+      ? [f.figure, `not measured: ${f.notMeasured}`, '', '', f.target, '–']
+      : [
+          f.figure,
+          format(f.median, f.unit),
+          format(f.p99, f.unit),
+          String(f.samples.length),
+          f.target,
+          f.meets ? 'yes' : 'NO',
+        ],
+  );
+  const header = ['figure', 'median', 'p99', 'n', 'target', 'meets'];
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.filter((r) => r[2] !== '' || i === 0).map((r) => (r[i] ?? '').length)),
+  );
+  const line = (cells: string[]): string =>
+    cells[2] === '' && cells[1]?.startsWith('not measured')
+      ? `| ${(cells[0] ?? '').padEnd(widths[0] ?? 0)} | ${cells[1]} (target ${cells[4]})`
+      : `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+async function withSandbox<T>(fn: (sandbox: RunningSandbox) => Promise<T>): Promise<T> {
+  const sandbox = await startSandboxProcess();
+  try {
+    return await fn(sandbox);
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      out: { type: 'string', default: path.join(ROOT, 'bench/results.json') },
+    },
+  });
+  const reps = values.quick ? REPETITIONS.quick : REPETITIONS.full;
+  const only = values.only?.split(',').map((s) => s.trim()) ?? [...GROUPS];
+  const unknown = only.filter((g) => !(GROUPS as readonly string[]).includes(g));
+  if (unknown.length > 0)
+    throw new Error(`--only: unknown figure group(s) ${unknown.join(', ')}; expected ${GROUPS.join(', ')}`);
+  const wants = (g: Group): boolean => only.includes(g);
+  const loadAtStart = os.loadavg();
+  const figures: FigureResult[] = [];
+
+  let buildProblem: string | undefined;
+  if ((wants('bundle') || wants('cold-start')) && !values['no-build']) {
+    log('building dist/ (npm run build)…');
+    const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (built.status !== 0)
+      buildProblem = `npm run build failed: ${(built.stderr || built.stdout).trim().slice(-300)}`;
+  }
+  if (wants('bundle')) {
+    figures.push(
+      ...benchBundles().map((f) =>
+        buildProblem && f.notMeasured === undefined
+          ? { ...f, details: { ...f.details, stale: buildProblem } }
+          : f,
+      ),
+    );
+  }
+  if (wants('scan')) {
+    log(`scan: ${reps.scan} passes…`);
+    figures.push(...benchScanFigures(reps.scan));
+  }
+
+  const live = GROUPS.filter((g) => wants(g) && !['bundle', 'scan'].includes(g));
+  if (live.length > 0) {
+    try {
+      await withSandbox(async (sandbox) => {
+        if (wants('cold-start')) {
+          log(`action cold start: ${reps.coldStart} starts…`);
+          figures.push(await benchColdStart(sandbox, reps.coldStart, log));
+        }
+        if (wants('reaction')) {
+          log(`tripwire reaction / breach onset → stopped: ${reps.reaction} aborted runs…`);
+          figures.push(...(await benchReaction(sandbox, reps.reaction, log)));
+        }
+        if (wants('api-calls')) {
+          log('API calls per tick: one held run with scrape, CloudWatch and Prometheus SLIs…');
+          figures.push(...(await benchApiCalls(sandbox, log)));
+        }
+        if (wants('memory')) {
+          log(`memory: ${reps.memory} simulated 15-minute runs…`);
+          figures.push(await benchMemory(sandbox, reps.memory, log));
+        }
+        if (wants('lease')) {
+          log(`lease: ${reps.lease} runs SIGKILLed during the fault (~30 s each)…`);
+          figures.push(await benchLease(sandbox, reps.lease, log));
+        }
+      });
+    } catch (error) {
+      const why = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
+      for (const g of live) {
+        if (!figures.some((f) => f.id.startsWith(g))) {
+          figures.push(notMeasured({ id: g, figure: g, unit: '', method: 'sandbox' }, 'see SPEC §12', why));
+        }
+      }
+    }
+  }
+
+  const previous: FigureResult[] =
+    values.only && existsSync(values.out)
+      ? (JSON.parse(readFileSync(values.out, 'utf8')) as BenchResults).figures.filter(
+          (f) => !figures.some((n) => n.id === f.id),
+        )
+      : [];
+  const results: BenchResults = {
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryBytes: os.totalmem(),
+    loadAverage: { start: loadAtStart, end: os.loadavg() },
+    figures: [...previous, ...figures],
+  };
+  // Formatted as the repository formats JSON, so `npm run format:check` passes on a fresh results file.
+  const options = (await prettier.resolveConfig(values.out)) ?? {};
+  writeFileSync(values.out, await prettier.format(JSON.stringify(results), { ...options, parser: 'json' }));
+  console.log(table(results.figures));
+  const missed = results.figures.filter((f) => f.meets === false).length;
+  const unmeasured = results.figures.filter((f) => f.notMeasured !== undefined).length;
+  console.log(
+    `\n${results.figures.length} figures: ${results.figures.length - missed - unmeasured} meet their target, ${missed} miss it, ${unmeasured} not measured ` +
+      `(node ${results.node}, ${results.cpus} cores, ${results.date}); written to ${path.relative(process.cwd(), values.out)}`,
+  );
+}
+
+await main();
