@@ -137,11 +137,11 @@ export function copyPlan(dir: string, name: string, edit?: (text: string) => str
 
 /** Runs `node --import tsx <entry> <args>` from the repository root (entry relative to it). */
 function spawnNode(entry: string, args: string[], env: NodeJS.ProcessEnv): CliChild {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, entry), ...args],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -235,7 +235,11 @@ export async function startE2E(config: Record<string, unknown> = {}): Promise<E2
     async run(plan, args = []) {
       const journalPath = path.join(dir, `run-${++runs}.journal.json`);
       const planPath = path.isAbsolute(plan) ? plan : path.join(PLANS, plan);
-      const result = await spawnNode('src/cli/index.ts', ['run', planPath, '--journal', journalPath, '--json', ...args], env).done;
+      const result = await spawnNode(
+        'src/cli/index.ts',
+        ['run', planPath, '--journal', journalPath, '--json', ...args],
+        env,
+      ).done;
       const last = result.stdout.trim().split('\n').at(-1) ?? '';
       let json: RunJson;
       try {

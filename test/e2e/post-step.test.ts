@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Experiment } from '@aws-sdk/client-fis';
-import { canaryFaults, PLANS, startE2E, waitFor, type CliResult, type E2E, type LoggedRequest } from './harness.js';
+import {
+  canaryFaults,
+  PLANS,
+  startE2E,
+  waitFor,
+  type CliResult,
+  type E2E,
+  type LoggedRequest,
+} from './harness.js';
 
 let e2e: E2E;
 let saved: Record<string, string> = {};
@@ -46,7 +54,10 @@ beforeAll(async () => {
     GITHUB_OUTPUT: path.join(e2e.dir, files.output),
     GITHUB_STEP_SUMMARY: path.join(e2e.dir, files.summary),
   };
-  const mainStep = e2e.node('src/action/index.ts', { ...github, INPUT_PLAN: path.join(PLANS, 'e2e-kill.yaml') });
+  const mainStep = e2e.node('src/action/index.ts', {
+    ...github,
+    INPUT_PLAN: path.join(PLANS, 'e2e-kill.yaml'),
+  });
   const experimentId = await waitFor(
     'the main step to save the experiment id',
     async () => parseGithubFile(readFileSync(github.GITHUB_STATE, 'utf8'))['experiment-id'] || undefined,
@@ -81,7 +92,9 @@ describe('the post step after a main step killed mid-run', () => {
 
   it('stopped the saved experiment itself and verified the stop', () => {
     expect(post.code, post.stdout + post.stderr).toBe(0);
-    expect(stopsByPost.map((r) => [r.path, r.status])).toEqual([[`/experiments/${saved['experiment-id']}`, 200]]);
+    expect(stopsByPost.map((r) => [r.path, r.status])).toEqual([
+      [`/experiments/${saved['experiment-id']}`, 200],
+    ]);
     expect(post.stdout).toContain(`Experiment \`${saved['experiment-id']}\`: stop verified (stopped)`);
     expect(experiment.state?.status).toBe('stopped');
     // The post step's StopExperiment stopped it, not the lease alarm.
