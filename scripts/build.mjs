@@ -43,6 +43,9 @@ await build({
   ...common,
   entryPoints: ['src/cli/index.ts'],
   outfile: 'dist/cli.js',
+  // The demo drives the action's code path, whose artifact upload (Azure storage, undici: ~2 MB) runs only
+  // inside GitHub Actions; the CLI loads it from node_modules on that path alone (it is a dependency).
+  external: ['@actions/artifact'],
   banner: { js: `#!/usr/bin/env node\n${banner}` },
 });
 chmodSync('dist/cli.js', 0o755);

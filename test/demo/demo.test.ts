@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DemoRecord, FaultRecord } from '../../src/demo/sandbox-demo.js';
+import type { DemoRecord, FaultRecord } from '../../src/cli/demo/sandbox-demo.js';
 import type { Journal } from '../../src/journal/types.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

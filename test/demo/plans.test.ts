@@ -4,9 +4,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as core from '@actions/core';
 import { loadPlan } from '../../src/plan/load.js';
-import { DEMO_PLANS, planIdOf, prometheusVariant, prometheusVariantOf } from '../../src/demo/plans.js';
-import { parseOutputFile } from '../../src/demo/action-run.js';
-import { selfCommand } from '../../src/demo/sandbox-process.js';
+import { DEMO_PLANS, planIdOf, prometheusVariant, prometheusVariantOf } from '../../src/cli/demo/plans.js';
+import { parseOutputFile } from '../../src/cli/demo/action-run.js';
+import { selfCommand } from '../../src/cli/demo/sandbox-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-plans-'));

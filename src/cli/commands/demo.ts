@@ -1,6 +1,6 @@
 /**
  * `chaos-gate demo`: by default the two demo plans on the local sandbox, through the GitHub Action's
- * code path (`src/demo/`); with `--simulated`, the Redis partition plan on a simulated world in a few
+ * code path (`src/cli/demo/`); with `--simulated`, the Redis partition plan on a simulated world in a few
  * seconds of wall time. Both print a line per measurement. No AWS, no GitHub, no Docker.
  */
 import { existsSync } from 'node:fs';
@@ -143,7 +143,7 @@ async function sandboxDemo(argv: string[], io: CliIo): Promise<number> {
   noPositionals(positionals);
   // Loaded here, not at the top: the action's wiring it uses (@actions/core, @actions/artifact) is
   // heavy, and no other command needs it.
-  const { runSandboxDemo } = await import('../../demo/sandbox-demo.js');
+  const { runSandboxDemo } = await import('../demo/sandbox-demo.js');
   const cancel = new AbortController();
   const onSignal = (name: NodeJS.Signals): void => {
     if (!cancel.signal.aborted) io.err(`\nchaos-gate demo: ${name}: stopping the fault, then the sandbox…`);

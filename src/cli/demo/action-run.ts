@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseInputs } from '../action/inputs.js';
-import { runFromInputs } from '../action/run.js';
-import { defaultDeps } from '../action/wiring.js';
-import type { JournalEvent, Measurement } from '../journal/types.js';
-import { checkName } from '../report/common.js';
+import { parseInputs } from '../../action/inputs.js';
+import { runFromInputs } from '../../action/run.js';
+import { defaultDeps } from '../../action/wiring.js';
+import type { JournalEvent, Measurement } from '../../journal/types.js';
+import { checkName } from '../../report/common.js';
 import type { SandboxUrls } from './sandbox-process.js';
 
 /** The token the sandbox's GitHub stand-in accepts (docs/sandbox.md). */

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, parseDocument, Scalar, type YAMLMap } from 'yaml';
-import type { Verdict } from '../journal/types.js';
+import type { Verdict } from '../../journal/types.js';
 
 /** One run of the demo. */
 export interface DemoPlan {
@@ -72,7 +72,7 @@ function toPrometheus(
   const query = queries[name];
   if (query === undefined)
     throw new Error(
-      `${file}: ${name} reads a scrape source, but the demo has no PromQL for it (src/demo/plans.ts)`,
+      `${file}: ${name} reads a scrape source, but the demo has no PromQL for it (src/cli/demo/plans.ts)`,
     );
   pair.key = new Scalar('prometheus');
   pair.value = new Scalar(query);

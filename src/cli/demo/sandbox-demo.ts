@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JournalEvent, Measurement } from '../journal/types.js';
+import type { JournalEvent, Measurement } from '../../journal/types.js';
 import { demoPush, runThroughAction, type ActionRunResult, type RecordedCheckRun } from './action-run.js';
 import { DEMO_PLANS, planIdOf, PROMETHEUS_READY_QUERY, prometheusVariantOf, type DemoPlan } from './plans.js';
 import { findPrometheus, startPrometheus, type PrometheusProcess } from './prometheus.js';
