@@ -1,6 +1,6 @@
 /**
  * Checks JS values against shapes of a Smithy JSON AST model (the official AWS models in
- * `../shared/aws-models/`). Used by the contract tests of the sandbox's AWS stand-ins: every request a
+ * `fixtures/aws-models/`). Used by the contract tests of the sandbox's AWS stand-ins: every request a
  * real SDK sends and every response the stand-in returns is run through here, so a field the model
  * does not know, a missing required member, a bad enum value, length, range, pattern or timestamp
  * format fails the test with a path to the offending value.
@@ -101,13 +101,12 @@ const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} G
 
 const modelCache = new Map<string, SmithyModel>();
 
-/** Directory of the shared AWS models, beside the repository (`../shared/aws-models`). */
+/** Directory of the official AWS models, vendored unmodified (`fixtures/aws-models/README.md`). */
 export const AWS_MODELS_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
   '..',
-  '..',
-  'shared',
+  'fixtures',
   'aws-models',
 );
 
