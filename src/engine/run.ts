@@ -61,6 +61,8 @@ export const DEFAULT_STOP_VERIFY_TIMEOUT_MS = 60_000;
 /** First and longest pause between stop-verification polls (doubling in between). */
 const STOP_POLL_INITIAL_MS = 500;
 const STOP_POLL_MAX_MS = 5_000;
+/** How soon a failed lease heartbeat is retried: well inside the lease alarm's 10 s period. */
+const LEASE_RETRY_MS = 1_000;
 /** Name of the request-count query within a tick (cannot clash: SLI names are identifiers). */
 export const REQUESTS_QUERY = '__requests';
 
@@ -565,17 +567,27 @@ class GateRun {
     const lease = this.deps.lease;
     if (!lease) return;
     // The first beat must land before the start: without it the lease alarm would stop the fault at once.
+    const firstBeatAt = this.now();
     await step('publishing the first lease heartbeat', () => lease.beat());
     const ctl = new AbortController();
     this.leaseCtl = ctl;
     this.leaseLoop = (async () => {
+      // A fixed cadence (not "interval after the last beat finished"): slow calls must not stretch the gaps,
+      // since the lease alarm trips on one 10 s period without a beat. A failed beat is retried soon, not
+      // at the next interval, for the same reason.
+      let due = firstBeatAt + lease.intervalMs;
       while (!ctl.signal.aborted) {
-        await sleepOn(this.clock, lease.intervalMs, ctl.signal);
+        await sleepOn(this.clock, Math.max(0, due - this.now()), ctl.signal);
         if (ctl.signal.aborted) break;
         try {
           await lease.beat();
+          due = Math.max(due + lease.intervalMs, this.now());
         } catch (error) {
-          this.event('error', `lease heartbeat failed: ${errorMessage(error)}`);
+          this.event(
+            'error',
+            `lease heartbeat failed (retrying in ${LEASE_RETRY_MS / 1000} s): ${errorMessage(error)}`,
+          );
+          due = this.now() + Math.min(LEASE_RETRY_MS, lease.intervalMs);
         }
       }
     })();

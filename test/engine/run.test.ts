@@ -284,6 +284,43 @@ describe('gates, lease and hooks', () => {
     expect(clock.now()).toBeGreaterThan(verified);
   });
 
+  it('retries a failed lease heartbeat after 1 s and keeps a fixed 5 s cadence when beats are slow', async () => {
+    const beats: { at: number; ok: boolean }[] = [];
+    let now = (): number => 0;
+    let advance = (_ms: number): void => undefined;
+    let calls = 0;
+    const lease: Lease = {
+      intervalMs: 5000,
+      beat: async () => {
+        calls += 1;
+        const at = now();
+        advance(400); // every PutMetricData takes 400 ms
+        const ok = calls !== 3; // the third heartbeat is throttled away
+        beats.push({ at, ok });
+        if (!ok) throw new Error('ThrottlingException');
+      },
+    };
+    const { result } = await simulate(held(), {
+      deps: (w) => {
+        now = () => w.clock.now();
+        advance = (ms) => w.clock.advance(ms);
+        return { lease };
+      },
+    });
+    expect(
+      result.journal.events.some((e) => /lease heartbeat failed \(retrying in 1 s\)/.test(e.message)),
+    ).toBe(true);
+    const failed = beats.findIndex((b) => !b.ok);
+    // The retry comes 1 s after the failed call returned, not a whole interval later.
+    expect(beats[failed + 1]!.at - beats[failed]!.at).toBe(1400);
+    // Successful beats keep the 5 s cadence despite 400 ms calls; across the failure the gap is one
+    // interval plus the retry (6.4 s) — still well inside the lease alarm's 10 s period.
+    const gaps = beats.slice(1).map((b, i) => ({ gap: b.at - beats[i]!.at, aroundFailure: i === failed }));
+    for (const g of gaps) expect(g.gap).toBe(g.aroundFailure ? 1400 : 5000);
+    const ok = beats.filter((b) => b.ok).map((b) => b.at);
+    expect(Math.max(...ok.slice(1).map((t, i) => t - ok[i]!))).toBe(6400);
+  });
+
   it('hands the experiment id to onExperimentId before the first state read', async () => {
     const seen: { id: string; stateCalls: number }[] = [];
     const { world } = await simulate(held(), {
