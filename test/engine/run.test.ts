@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/clock/clock.js';
 import type { Lease } from '../../src/injector/injector.js';
 import type { Gate } from '../../src/engine/gates.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
@@ -303,7 +304,9 @@ describe('gates, lease and hooks', () => {
     const { result } = await simulate(held(), {
       deps: (w) => {
         now = () => w.clock.now();
-        advance = (ms) => w.clock.advance(ms);
+        const clock = w.clock;
+        if (!(clock instanceof VirtualClock)) throw new Error('the simulated world runs on a VirtualClock');
+        advance = (ms) => clock.advance(ms);
         return { lease };
       },
     });
