@@ -231,7 +231,9 @@ describe('reliability: every run ends with the fault stopped, the journal comple
       const ticks = journal.measurements.filter((m) => m.phase === 'fault');
       expect(ticks.length).toBeGreaterThan(3);
       expect(ticks.every((m) => m.slis['cw_p95_latency_ms']?.status !== 'error')).toBe(true);
-      expect(['held', 'deviated']).toContain(journal.verdict);
+      expect(['held', 'deviated'], `verdict ${journal.verdict}: ${journal.reason}`).toContain(
+        journal.verdict,
+      );
     },
     TEST_TIMEOUT_MS,
   );
