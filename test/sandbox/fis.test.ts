@@ -295,6 +295,9 @@ describe('canary faults end with the experiment', () => {
       });
       expect(again).toMatchObject({ status: 409, errorType: 'ConflictException' });
     } finally {
+      // The lever cannot change while `engaging` (409); on a slow machine it may still be engaging here, and a
+      // lever left engaged would cancel every later experiment of this file.
+      await waitForLever('engaged').catch(() => undefined);
       const off = await signedFisCall(sandbox.urls.aws, 'PATCH', '/safetyLevers/default/state', {
         state: { status: 'disengaged', reason: 'resumed' },
       });
