@@ -3,11 +3,12 @@
  * listening on 127.0.0.1, scraping the sandbox canary every second into a temporary data directory, and
  * ended by its PID. When there is no binary the demo reads the canary's /metrics itself instead.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { gone, ownChild } from './child.js';
 
 /** Scrape interval: the plans measure every 1 s, so Prometheus must have a fresh sample each tick. */
 export const SCRAPE_INTERVAL = '1s';
@@ -70,21 +71,6 @@ export interface PrometheusProcess {
   bin: string;
   version: string | undefined;
   stop(): Promise<void>;
-}
-
-function gone(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-function exited(child: ChildProcess, ms: number): Promise<boolean> {
-  if (gone(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -150,24 +136,7 @@ export async function startPrometheus(o: {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`could not start ${o.bin}`);
   }
-  const onExit = (): void => {
-    if (!gone(child)) process.kill(pid, 'SIGKILL');
-  };
-  process.once('exit', onExit);
-
-  let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopped ??= (async () => {
-      if (!gone(child)) {
-        process.kill(pid, 'SIGTERM');
-        if (!(await exited(child, PROMETHEUS_STOP_TIMEOUT_MS))) {
-          process.kill(pid, 'SIGKILL');
-          await exited(child, PROMETHEUS_STOP_TIMEOUT_MS);
-        }
-      }
-      process.removeListener('exit', onExit);
-      rmSync(dir, { recursive: true, force: true });
-    })());
+  const stop = ownChild(child, pid, dir, PROMETHEUS_STOP_TIMEOUT_MS);
 
   const wait = async (what: string, ms: number, ok: () => Promise<boolean>): Promise<void> => {
     const until = Date.now() + ms;

@@ -3,10 +3,11 @@
  * --port-file <tmp>`, with the same Node, loader and entry script as this process), found through its
  * port file, and ended by its PID — never by name.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gone, ownChild } from './child.js';
 
 /** How long the sandbox may take to write its port file (it listens in ~2 s; slow CI runners take longer). */
 export const SANDBOX_START_TIMEOUT_MS = 30_000;
@@ -61,21 +62,6 @@ export interface SandboxProcess {
   admin<T = unknown>(method: 'GET' | 'PUT' | 'POST' | 'DELETE', route: string, body?: unknown): Promise<T>;
 }
 
-function gone(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-function exited(child: ChildProcess, ms: number): Promise<boolean> {
-  if (gone(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
 function isUrls(v: unknown): v is SandboxUrls {
   const o = v as Partial<SandboxUrls> | null;
   return (
@@ -111,25 +97,8 @@ export async function startSandboxProcess(
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`could not start ${self.command} ${self.args.join(' ')} sandbox`);
   }
-  // Last resort if the demo dies without reaching its `finally`: never leave the sandbox behind.
-  const onExit = (): void => {
-    if (!gone(child)) process.kill(pid, 'SIGKILL');
-  };
-  process.once('exit', onExit);
-
-  let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopped ??= (async () => {
-      if (!gone(child)) {
-        process.kill(pid, 'SIGTERM');
-        if (!(await exited(child, SANDBOX_STOP_TIMEOUT_MS))) {
-          process.kill(pid, 'SIGKILL');
-          await exited(child, SANDBOX_STOP_TIMEOUT_MS);
-        }
-      }
-      process.removeListener('exit', onExit);
-      rmSync(dir, { recursive: true, force: true });
-    })());
+  // The exit hook inside ownChild is the last resort if the demo dies without reaching its `finally`.
+  const stop = ownChild(child, pid, dir, SANDBOX_STOP_TIMEOUT_MS);
 
   const deadline = Date.now() + SANDBOX_START_TIMEOUT_MS;
   let urls: SandboxUrls | undefined;
