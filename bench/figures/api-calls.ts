@@ -140,7 +140,7 @@ export async function benchApiCalls(
     const plan = writePlan(dir, {
       id: `bench-calls-${Date.now().toString(36)}`,
       steady: '5s',
-      actionDuration: 'PT15S',
+      actionDuration: 'PT1M', // FIS's minimum for disrupt-connectivity
       slis: [...scrapeSlis(), ...cloudwatchSlis(), ...promSlis],
     });
     const journalPath = path.join(dir, 'calls.journal.json');

@@ -19,6 +19,7 @@ import { FisInjector } from '../../src/injector/fis/injector.js';
 import { FileJournalWriter } from '../../src/journal/writer.js';
 import { createMetricSources } from '../../src/metrics/index.js';
 import { loadPlan } from '../../src/plan/load.js';
+import { resolvePlanEnv } from '../../src/plan/env.js';
 
 interface Args {
   planPath: string;
@@ -50,7 +51,8 @@ const result = await runGate({
   runId: `bench-memory-${Date.now()}`,
   attempt: 1,
   clock,
-  sources: createMetricSources({}),
+  // The scrape URLs expand only the variables the plan declares (SPEC §11).
+  sources: createMetricSources({ scrape: { env: resolvePlanEnv(loaded.plan, process.env).values } }),
   injector,
   journal: new FileJournalWriter(args.journalPath),
   ctx: { runId: 'bench-memory', attempt: 1 },

@@ -24,7 +24,7 @@ const CHILD_TIMEOUT_MS = 180_000;
  * run would end blind instead of lasting 15 minutes).
  */
 function memorySlis(): PlanSli[] {
-  const url = '${SANDBOX_CANARY_URL}/metrics';
+  const url = '${CANARY_URL}/metrics';
   return [
     { name: 'breaker_open', scrape: { url, gauge: 'circuit_breaker_open' }, max: 1 },
     { name: 'faults_active', scrape: { url, gauge: 'canary_faults_active' }, max: 10 },

@@ -77,7 +77,7 @@ export async function benchReaction(
         id,
         interval: INTERVAL,
         steady: '5s',
-        actionDuration: 'PT30S',
+        actionDuration: 'PT1M', // FIS's minimum for disrupt-connectivity; the abort ends it early
         rules: [errorRule(RULE_FOR)],
       });
       const journalPath = path.join(dir, `${id}.journal.json`);

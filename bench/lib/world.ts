@@ -29,7 +29,7 @@ export interface PlanOptions {
   /** `hypothesis.interval`, e.g. `1s`. */
   interval?: string;
   steady?: string;
-  /** FIS action duration, ISO 8601 (`PT20S`). */
+  /** FIS action duration, ISO 8601 (default `PT1M`, FIS's minimum for disrupt-connectivity). */
   actionDuration?: string;
   /** `blastRadius.maxActionDuration`, must cover actionDuration. */
   maxActionDuration?: string;
@@ -43,10 +43,12 @@ export interface PlanOptions {
   requests?: boolean;
   /** The metrics URL of the request count (default the canary's). */
   requestsUrl?: string;
+  /** More environment variables the plan's URLs expand (declared public, like CANARY_URL). */
+  env?: string[];
 }
 
 /** The canary's metrics endpoint as plans reference it (expanded from the run's environment). */
-export const CANARY_METRICS = '${SANDBOX_CANARY_URL}/metrics';
+export const CANARY_METRICS = '${CANARY_URL}/metrics';
 
 /** The scrape SLIs of `fixtures/plans/sandbox-redis-partition.yaml`: error ratio and p95 latency. */
 export function scrapeSlis(url = CANARY_METRICS): PlanSli[] {
@@ -116,11 +118,14 @@ export function planObject(o: PlanOptions): Record<string, unknown> {
       actions: {
         partitionRedisPrimary: {
           actionId: 'aws:network:disrupt-connectivity',
-          parameters: { duration: o.actionDuration ?? 'PT20S', scope: 'all' },
+          parameters: { duration: o.actionDuration ?? 'PT1M', scope: 'all' },
           targets: { Subnets: 'redisPrimarySubnet' },
         },
       },
     },
+    // A plan expands only the variables it declares (src/plan/schema.ts): the canary's URL, an
+    // address rather than a secret, so reports may show it.
+    env: ['CANARY_URL', ...(o.env ?? [])].map((name) => ({ name, public: true })),
   };
 }
 
@@ -144,7 +149,6 @@ export function sandboxEnv(urls: SandboxUrls, extra: Record<string, string> = {}
     AWS_ACCESS_KEY_ID: 'sandbox',
     AWS_SECRET_ACCESS_KEY: 'sandbox',
     AWS_REGION: 'us-east-1',
-    SANDBOX_CANARY_URL: urls.canary,
     CANARY_URL: urls.canary,
     ...extra,
   };
@@ -212,6 +216,19 @@ export function startRun(
       if (child.exitCode === null && child.signalCode === null) process.kill(pid, signal);
     },
   };
+}
+
+/**
+ * The journal at `journalPath` as it stands (a live run's NDJSON prefix, or the final file), or
+ * undefined while it is missing or unreadable — polled while a run is still writing it.
+ */
+export function readJournal(journalPath: string): Journal | undefined {
+  if (!existsSync(journalPath)) return undefined;
+  try {
+    return parseJournal(readFileSync(journalPath, 'utf8'), journalPath);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The `--json` line a run prints at the end. */

@@ -4,6 +4,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { executeRun } from '../compose/run.js';
+import { redact } from '../security/redact.js';
 import type { Journal } from '../journal/types.js';
 import type { GateRequest } from './run.js';
 
@@ -30,11 +31,12 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
     abortFile: resolve(dirname(within(inputs.journalPath)), 'ABORT'),
     signal: req.signal,
     env: process.env,
+    workspace,
     onPlanLoaded: (loaded) => req.onPlanLoaded({ planId: loaded.plan.id, locate: loaded.locate }),
     onExperimentId: (id) => req.onExperimentId(id),
     onTick: req.onTick,
     onEvent: req.onEvent,
-    log: (line) => process.stdout.write(`chaos-gate: ${line}\n`),
+    log: (line) => process.stdout.write(`chaos-gate: ${redact(line)}\n`),
   });
   return result.journal;
 }

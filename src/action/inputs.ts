@@ -4,6 +4,9 @@
  */
 import { DURATION_EXPECTED } from '../plan/schema.js';
 import { parseDuration } from '../plan/duration.js';
+import { prometheusUrlProblem } from '../metrics/prometheus/url.js';
+import { displayUrl, secrets } from '../security/redact.js';
+import { DEFAULT_QUEUE_TIMEOUT } from '../preflight/concurrency.js';
 
 export const COMMANDS = ['run', 'plan', 'validate'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -53,7 +56,7 @@ export const INPUT_DEFAULTS = {
   'not-run-conclusion': 'failure',
   'journal-path': 'chaos-gate/journal.json',
   'report-path': 'chaos-gate/report.html',
-  'queue-timeout': '10m',
+  'queue-timeout': DEFAULT_QUEUE_TIMEOUT,
 } as const;
 
 /** The YAML 1.2 core-schema booleans, as `core.getBooleanInput` accepts them. */
@@ -78,7 +81,10 @@ export function parseInputs(
   const optional = (name: string): string | undefined => read(name) || undefined;
 
   const token = optional('github-token');
-  if (token) setSecret(token);
+  if (token) {
+    secrets.add(token);
+    setSecret(token);
+  }
 
   const plan = read('plan');
   if (!plan)
@@ -89,16 +95,14 @@ export function parseInputs(
 
   const prometheusUrl = optional('prometheus-url');
   if (prometheusUrl !== undefined) {
-    let ok = false;
-    try {
-      ok = ['http:', 'https:'].includes(new URL(prometheusUrl).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok)
+    // The password in `user:password@` is a secret before the URL is even checked: errors quote the
+    // URL with its userinfo masked.
+    secrets.addUrl(prometheusUrl);
+    const problem = prometheusUrlProblem(prometheusUrl);
+    if (problem)
       throw new InputError(
         'prometheus-url',
-        `Input "prometheus-url" is "${prometheusUrl}": expected an http(s) URL such as https://prometheus.example.com.`,
+        `Input "prometheus-url" is "${displayUrl(prometheusUrl)}": ${problem}; expected an http(s) URL such as https://prometheus.example.com.`,
       );
   }
 
@@ -175,7 +179,11 @@ export function parseHeaders(
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     const value = colon > 0 ? line.slice(colon + 1).trim() : '';
-    if (value) setSecret(value);
+    if (value) {
+      // The whole value and the credential inside it (`Bearer X` → X): a server may echo either.
+      secrets.addHeader(value);
+      setSecret(value);
+    }
     if (!HEADER_NAME.test(name) || !value) {
       throw new InputError(
         'prometheus-headers',

@@ -1,9 +1,16 @@
 /**
  * The post step (SPEC §6.6). When the main step ended without a finished run (cancelled, timed out,
- * crashed), it stops the saved experiment, verifies the stop, and completes the check run as
- * `cancelled`. It reads only what the main step saved (`STATE_*`) and the environment.
+ * crashed), it stops the saved experiment and verifies the stop. Independently, a required check is
+ * never left behind: a check run the main step created but did not get completed (cancelled, crashed,
+ * or GitHub refused the completion) is completed here — with the journal's verdict when the journal has
+ * one, else `cancelled` (the run did not finish) or `failure` (it finished without a verdict), with the
+ * reason. It reads only what the main step saved (`STATE_*`), the journal and the environment.
  */
-import { GitHubReporter } from '../report/github.js';
+import { existsSync } from 'node:fs';
+import type { Journal } from '../journal/types.js';
+import { readJournal } from '../journal/read.js';
+import type { ConclusionPolicy } from '../report/common.js';
+import { GitHubReporter, type GitHubReporterOptions } from '../report/github.js';
 import { githubContextFromEnv } from './context.js';
 import { STATE } from './state.js';
 
@@ -24,6 +31,8 @@ export interface PostDeps {
   /** Stops an experiment and waits until FIS confirms it. */
   stopExperiment(id: string, region: string | undefined): Promise<StopOutcome>;
   fetch?: typeof fetch | undefined;
+  /** Overrides of the GitHub reporter's retry policy (tests shrink the waits). */
+  githubRetry?: GitHubReporterOptions['retry'];
 }
 
 /** The commands that stop an experiment by hand, printed when the stop cannot be verified. */
@@ -35,49 +44,76 @@ export function manualStopCommands(id: string, region: string | undefined): stri
   ].join('\n');
 }
 
+/** The journal the main step left, when it can be read (a crash may have left none). */
+function journalOf(deps: PostDeps): Journal | undefined {
+  const path = deps.getState(STATE.journal);
+  if (!path || !existsSync(path)) return undefined;
+  try {
+    return readJournal(path);
+  } catch (err) {
+    deps.log.warning(
+      `chaos-gate post: could not read the journal ${path}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    return undefined;
+  }
+}
+
+/** The conclusion inputs the main step saved (`inconclusive`/`not-run` as configured). */
+function conclusionsOf(deps: PostDeps): ConclusionPolicy | undefined {
+  try {
+    const saved = JSON.parse(deps.getState(STATE.conclusions) || 'null') as ConclusionPolicy | null;
+    return saved ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the post step; returns what it did, for logs and tests. */
 export async function runPostStep(
   deps: PostDeps,
 ): Promise<'nothing-to-do' | 'cleaned-up' | 'stop-unverified'> {
-  if (deps.getState(STATE.finished) === 'true') {
+  const finished = deps.getState(STATE.finished) === 'true';
+  const checkRunId = Number(deps.getState(STATE.checkRunId)) || undefined;
+  const checkRunOpen = checkRunId !== undefined && deps.getState(STATE.checkRunCompleted) !== 'true';
+  if (finished && !checkRunOpen) {
     deps.log.info('chaos-gate post: the run finished; nothing to clean up.');
     return 'nothing-to-do';
   }
   const experimentId = deps.getState(STATE.experimentId) || undefined;
   const region =
     deps.getState(STATE.region) || deps.env.AWS_REGION || deps.env.AWS_DEFAULT_REGION || undefined;
-  const checkRunId = Number(deps.getState(STATE.checkRunId)) || undefined;
-  const lines = ['The main step did not finish (cancelled, timed out or crashed); the post step cleaned up.'];
+  const lines: string[] = [];
   let verified = true;
-  if (experimentId) {
-    let outcome: StopOutcome;
-    try {
-      outcome = await deps.stopExperiment(experimentId, region);
-    } catch (err) {
-      outcome = { verified: false, detail: err instanceof Error ? err.message : String(err) };
-    }
-    verified = outcome.verified;
-    if (verified) lines.push(`Experiment \`${experimentId}\`: stop verified (${outcome.detail}).`);
-    else {
-      lines.push(
-        `Experiment \`${experimentId}\`: the stop could NOT be verified (${outcome.detail}). Stop it by hand:`,
-        '```',
-        manualStopCommands(experimentId, region),
-        '```',
-      );
+  if (!finished) {
+    lines.push('The main step did not finish (cancelled, timed out or crashed); the post step cleaned up.');
+    if (experimentId) {
+      let outcome: StopOutcome;
+      try {
+        outcome = await deps.stopExperiment(experimentId, region);
+      } catch (err) {
+        outcome = { verified: false, detail: err instanceof Error ? err.message : String(err) };
+      }
+      verified = outcome.verified;
+      if (verified) lines.push(`Experiment \`${experimentId}\`: stop verified (${outcome.detail}).`);
+      else {
+        lines.push(
+          `Experiment \`${experimentId}\`: the stop could NOT be verified (${outcome.detail}). Stop it by hand:`,
+          '```',
+          manualStopCommands(experimentId, region),
+          '```',
+        );
+      }
+    } else {
+      lines.push('No experiment had been started.');
     }
   } else {
-    lines.push('No experiment had been started.');
+    lines.push('The run finished, but its check run was left open; the post step completed it.');
   }
   const summary = lines.join('\n\n');
   deps.log.info(summary);
 
   const gh = githubContextFromEnv(deps.env, deps.githubToken);
-  if (gh && checkRunId !== undefined) {
-    const reporter = new GitHubReporter(gh, { log: deps.log, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-    reporter.adoptCheckRun(checkRunId);
-    await reporter.finishCheck('cancelled', 'cancelled: the run did not finish', summary);
-  }
+  if (gh && checkRunOpen) await completeLeftOpen(deps, gh, checkRunId, verified, finished, summary);
   if (!verified) {
     deps.setFailed(
       `chaos-gate post: the stop of experiment ${experimentId} could not be verified; run:\n${manualStopCommands(experimentId as string, region)}`,
@@ -85,4 +121,48 @@ export async function runPostStep(
     return 'stop-unverified';
   }
   return 'cleaned-up';
+}
+
+/**
+ * Completes a check run the main step left open: with the journal's verdict when there is one (and the
+ * fault is known to be gone), else `failure` when the stop is unverified or the run finished without a
+ * verdict, else `cancelled`.
+ */
+async function completeLeftOpen(
+  deps: PostDeps,
+  gh: NonNullable<ReturnType<typeof githubContextFromEnv>>,
+  checkRunId: number,
+  verified: boolean,
+  finished: boolean,
+  summary: string,
+): Promise<void> {
+  const reporter = new GitHubReporter(gh, {
+    log: deps.log,
+    conclusions: conclusionsOf(deps),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.githubRetry ? { retry: deps.githubRetry } : {}),
+  });
+  reporter.adoptCheckRun(checkRunId);
+  const journal = journalOf(deps);
+  // A run the workflow cancelled (SIGINT/SIGTERM) was ended by the cancel, not by what it measured: the
+  // check says `cancelled`, as GitHub shows cancelled jobs, whatever verdict the journal records for it.
+  const cancelledBySignal = journal?.events.some((e) => e.type === 'abort' && e.data?.cause === 'cancelled');
+  if (verified && journal?.verdict && !cancelledBySignal) {
+    const done = await reporter.completeCheck(journal, [`Completed by the post step. ${summary}`]);
+    if (done === 'completed') {
+      deps.log.info(
+        `chaos-gate post: completed the check run with the journal's verdict (${journal.verdict}).`,
+      );
+      return;
+    }
+  }
+  if (!verified)
+    await reporter.finishCheck('failure', 'failed: the stop of the experiment is not verified', summary);
+  else if (finished)
+    await reporter.finishCheck(
+      'failure',
+      'failed: the run ended without a verdict',
+      `${summary}\n\nNo verdict was recorded in the journal${deps.getState(STATE.journal) ? ` (${deps.getState(STATE.journal)})` : ''}.`,
+    );
+  else await reporter.finishCheck('cancelled', 'cancelled: the run did not finish', summary);
 }

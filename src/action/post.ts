@@ -1,11 +1,18 @@
 /** Entry of the post step: separate from main so its bundle carries only what cleanup needs. */
-import * as core from '@actions/core';
-import { runPostStep } from './post-step.js';
-import { defaultPostDeps } from './post-wiring.js';
+import { unreadableEvent } from './event-guard.js';
 
 // Same reason as in index.ts: the SDK's Node-version notice is noise in the step's log.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-runPostStep(defaultPostDeps()).catch((err: unknown) => {
-  core.setFailed(`chaos-gate post: ${err instanceof Error ? err.message : String(err)}`);
-});
+// An unreadable event payload made the main step refuse before it touched anything: nothing to clean
+// up, and the GitHub toolkit must not be loaded (it would parse the payload unguarded).
+if (unreadableEvent(process.env) !== undefined) {
+  process.stdout.write('chaos-gate post: the event payload cannot be read; the main step ran nothing\n');
+} else {
+  const core = await import('@actions/core');
+  const { runPostStep } = await import('./post-step.js');
+  const { defaultPostDeps } = await import('./post-wiring.js');
+  await runPostStep(defaultPostDeps()).catch((err: unknown) => {
+    core.setFailed(`chaos-gate post: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}

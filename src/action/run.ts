@@ -5,19 +5,28 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { EXIT_CODES, type Journal, type JournalEvent, type Measurement } from '../journal/types.js';
+import {
+  EXIT_CODES,
+  type Journal,
+  type JournalEvent,
+  type Measurement,
+  type Verdict,
+} from '../journal/types.js';
 import { formatIssue, PlanError } from '../plan/load.js';
 import { PolicyError } from '../preflight/policy.js';
 import { renderSummary } from '../report/markdown.js';
 import { renderReplayHtml } from '../report/html.js';
 import { prComment, type PlanReview } from '../report/comment.js';
 import type { Locate } from '../report/check-run.js';
-import { GitHubReporter, type SummaryFallback } from '../report/github.js';
+import { GitHubReporter, type GitHubReporterOptions, type SummaryFallback } from '../report/github.js';
 import { JOB_SUMMARY_LIMIT_BYTES, trimToLimit } from '../report/limits.js';
-import { githubContextFromEnv, isForkEvent, runUrl } from './context.js';
+import { decideTrust, githubContextFromEnv, pullLookup, readEvent, runUrl } from './context.js';
+import { isBadInput } from '../errors/bad-input.js';
+import { redact, redactDeep } from '../security/redact.js';
 import type { ActionInputs } from './inputs.js';
 import { STATE } from './state.js';
 import { outputsFromJournal, outputsWithoutJournal, type ActionOutputs } from './outputs.js';
+import { stepLog, type StepLog } from './step-log.js';
 
 export { STATE };
 
@@ -32,7 +41,13 @@ export const EXIT_BAD_INPUT = 2;
 export interface ActionCore {
   info(message: string): void;
   warning(message: string): void;
-  notice(message: string): void;
+  /** A notice annotation; `title` heads it in the run's summary. */
+  notice(message: string, title?: string): void;
+  /** An error annotation (`::error title=…::message`); without it the action falls back to a warning. */
+  error?(message: string, title?: string): void;
+  /** Opens a collapsible group in the step log (`::group::`); `endGroup` closes it. */
+  startGroup?(name: string): void;
+  endGroup?(): void;
   setOutput(name: string, value: string): void;
   saveState(name: string, value: string): void;
   /** Appends Markdown to the job summary. */
@@ -77,6 +92,13 @@ export interface ActionDeps {
   onTick?: ((m: Measurement) => void) | undefined;
   /** Passed on to the engine as `GateRequest.onEvent`. */
   onEvent?: ((e: JournalEvent) => void) | undefined;
+  /**
+   * The step log (a group per phase, progress lines, see step-log.ts); default on. The demo turns it off:
+   * it prints its own progress through `onTick`/`onEvent`.
+   */
+  stepLog?: boolean | undefined;
+  /** Overrides of the GitHub reporter's retry policy (tests shrink the waits). */
+  githubRetry?: GitHubReporterOptions['retry'];
 }
 
 function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
@@ -84,12 +106,57 @@ function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return redact(err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * The action's writer with every registered secret masked (SPEC §11): log lines, outputs and the job
+ * summary all pass through the one redactor, whoever built the text.
+ */
+export function redactingCore(core: ActionCore): ActionCore {
+  return {
+    info: (m) => core.info(redact(m)),
+    warning: (m) => core.warning(redact(m)),
+    notice: (m, title) => core.notice(redact(m), title === undefined ? undefined : redact(title)),
+    ...(core.error
+      ? {
+          error: (m: string, title?: string) =>
+            core.error?.(redact(m), title === undefined ? undefined : redact(title)),
+        }
+      : {}),
+    ...(core.startGroup ? { startGroup: (name: string) => core.startGroup?.(redact(name)) } : {}),
+    ...(core.endGroup ? { endGroup: () => core.endGroup?.() } : {}),
+    setOutput: (n, v) => core.setOutput(n, redact(v)),
+    saveState: (n, v) => core.saveState(n, v),
+    writeSummary: (markdown) => core.writeSummary(redact(markdown)),
+  };
+}
+
+/**
+ * Closes the step log: the verdict and its reason as the last plain line, and an annotation carrying them
+ * (`::error title=chaos-gate: aborted::<reason>`; a notice for held) so the run's summary page shows why.
+ */
+export function announceVerdict(core: ActionCore, verdict: Verdict, reason: string): void {
+  core.info(`chaos-gate: ${verdict} — ${reason}`);
+  const title = `chaos-gate: ${verdict}`;
+  if (verdict === 'held') core.notice(reason, title);
+  else if (core.error) core.error(reason, title);
+  else core.warning(`${title}: ${reason}`);
+}
+
+/** The step log over `core`: groups where the core has them, else the workflow commands as lines. */
+function openStepLog(core: ActionCore): StepLog {
+  return stepLog({
+    info: (line) => core.info(line),
+    startGroup: (name) => (core.startGroup ? core.startGroup(name) : core.info(`::group::${name}`)),
+    endGroup: () => (core.endGroup ? core.endGroup() : core.info('::endgroup::')),
+  });
 }
 
 /** Runs the chosen command and returns the process exit code. */
 export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Promise<number> {
-  const { core, env } = deps;
+  const { env } = deps;
+  const core = redactingCore(deps.core);
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const planFile = isAbsolute(inputs.plan) ? inputs.plan : resolve(workspace, inputs.plan);
   const planPath = relative(workspace, planFile).split('\\').join('/');
@@ -98,30 +165,41 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     const r = await deps.validatePlan(inputs, planFile);
     core.info(r.text);
     await core.writeSummary(`### chaos-gate validate \`${planPath}\`\n\n\`\`\`\n${r.text}\n\`\`\`\n`);
+    if (r.exitCode !== 0) announceVerdict(core, 'refused', r.text);
     return r.exitCode;
   }
 
   const gh = githubContextFromEnv(env, inputs.githubToken);
+  const conclusions = { inconclusive: inputs.inconclusiveConclusion, notRun: inputs.notRunConclusion };
+  const runId = env.GITHUB_RUN_ID ?? `local-${Date.now()}`;
+  const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1;
   const reporter = gh
     ? new GitHubReporter(gh, {
         log: core,
         planPath,
-        conclusions: { inconclusive: inputs.inconclusiveConclusion, notRun: inputs.notRunConclusion },
+        conclusions,
+        runKey: `${runId}-${attempt}`,
         ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        ...(deps.githubRetry ? { retry: deps.githubRetry } : {}),
       })
     : undefined;
   if (!reporter)
     core.info('chaos-gate: no github-token or repository; check run, comment and findings are skipped.');
 
-  if (inputs.command === 'plan') return reviewCommand(inputs, deps, planFile, reporter);
+  if (inputs.command === 'plan') return reviewCommand(inputs, { ...deps, core }, planFile, reporter);
 
-  // SPEC §11: a fork's pull request must never drive a fault into our accounts.
-  if (env.GITHUB_EVENT_NAME?.startsWith('pull_request') && isForkEvent(env)) {
-    const reason =
-      'run refuses on pull_request events from forks: a fork must not start a fault injection (use command: plan for review)';
+  // SPEC §11: only an event that proves the code is trusted may drive a fault (fails closed).
+  const trust = await decideTrust({
+    eventName: env.GITHUB_EVENT_NAME,
+    repository: env.GITHUB_REPOSITORY,
+    event: readEvent(env),
+    lookupPull: gh ? pullLookup(gh, deps.fetch) : undefined,
+  });
+  if (!trust.trusted) {
+    const reason = `run refuses: ${trust.why}. Only code from this repository may start a fault injection; use command: plan to review a plan from a fork (docs/security.md)`;
     setOutputs(core, outputsWithoutJournal('refused', reason));
     await core.writeSummary(`## ⛔ refused\n\n> ${reason}\n`);
-    core.warning(`chaos-gate: ${reason}`);
+    announceVerdict(core, 'refused', reason);
     return EXIT_CODES.refused;
   }
 
@@ -129,42 +207,56 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const controller = new AbortController();
   deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
+  const journalPath = resolve(workspace, inputs.journalPath);
+  const reportPath = resolve(workspace, inputs.reportPath);
+  const log = deps.stepLog === false ? undefined : openStepLog(core);
   const request: GateRequest = {
     inputs,
     planFile,
-    runId: env.GITHUB_RUN_ID ?? `local-${Date.now()}`,
-    attempt: Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1,
+    runId,
+    attempt,
     repo: env.GITHUB_REPOSITORY,
     sha: env.GITHUB_SHA,
     signal: controller.signal,
     onPlanLoaded: async (info) => {
       locate = info.locate;
       core.saveState(STATE.planId, info.planId);
+      core.saveState(STATE.journal, journalPath);
+      core.saveState(STATE.conclusions, JSON.stringify(conclusions));
       if (inputs.awsRegion) core.saveState(STATE.region, inputs.awsRegion);
+      // Before anything is touched: a required check must exist while the fault is on.
       if (reporter && inputs.checkRun) {
         const id = await reporter.startCheck(info.planId, Date.now());
         if (id !== undefined) core.saveState(STATE.checkRunId, String(id));
       }
     },
     onExperimentId: (id) => core.saveState(STATE.experimentId, id),
-    onTick: deps.onTick,
-    onEvent: deps.onEvent,
+    onTick: (m) => {
+      log?.onTick(m);
+      deps.onTick?.(m);
+    },
+    onEvent: (e) => {
+      log?.onEvent(e);
+      deps.onEvent?.(e);
+    },
   };
 
   let journal: Journal;
   try {
     journal = await deps.runGate(request);
   } catch (err) {
-    if (err instanceof PlanError || err instanceof PolicyError) {
-      // SPEC §4: an unreadable or invalid plan (or policy) is refused with exit 2, nothing touched.
-      const reason = err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : err.message;
+    log?.close();
+    if (err instanceof PlanError || err instanceof PolicyError || isBadInput(err)) {
+      // SPEC §4: an unreadable or invalid plan, policy or setting is refused with exit 2, nothing touched.
+      const reason = redact(err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : err.message);
       core.saveState(STATE.finished, 'true');
       setOutputs(core, outputsWithoutJournal('refused', reason));
-      await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason);
+      if (await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason))
+        core.saveState(STATE.checkRunCompleted, 'true');
       await core.writeSummary(
         jobSummary(`## ⛔ refused\n\n\`\`\`\n${reason}\n\`\`\`\n`, reporter?.fallbacks ?? []),
       );
-      core.warning(`chaos-gate: ${reason}`);
+      announceVerdict(core, 'refused', reason);
       return EXIT_CODES.refused;
     }
     // The engine turns every failure it understands into the `failed` verdict; this is the rest.
@@ -172,16 +264,19 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     if (controller.signal.aborted) {
       // Cancelled: the post step stops and verifies the saved experiment and completes the check run.
       setOutputs(core, outputsWithoutJournal('failed', reason));
-      core.warning(`chaos-gate: ${reason}; ${CANCELLED_NOTICE}`);
+      core.warning(`chaos-gate: ${CANCELLED_NOTICE}`);
+      announceVerdict(core, 'failed', reason);
       return EXIT_CODES.failed;
     }
     core.saveState(STATE.finished, 'true');
     setOutputs(core, outputsWithoutJournal('failed', reason));
-    await reporter?.finishCheck('failure', 'failed: no verdict', reason);
+    if (await reporter?.finishCheck('failure', 'failed: no verdict', reason))
+      core.saveState(STATE.checkRunCompleted, 'true');
     await core.writeSummary(jobSummary(`## 💥 failed\n\n> ${reason}\n`, reporter?.fallbacks ?? []));
-    core.warning(`chaos-gate: ${reason}`);
+    announceVerdict(core, 'failed', reason);
     return EXIT_CODES.failed;
   }
+  log?.close();
   // SPEC §6.6: a cancelled run is not a finished one. The engine has already asked FIS to stop; the
   // post step (which GitHub runs after a cancelled main step) verifies the stop and completes the check
   // run as `cancelled`, so the check run, comment and findings are left alone here.
@@ -190,16 +285,16 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const verdict = journal.verdict ?? 'failed';
   const exitCode = journal.exitCode ?? EXIT_CODES[verdict];
 
-  const journalPath = resolve(workspace, inputs.journalPath);
-  const reportPath = resolve(workspace, inputs.reportPath);
   writeFiles(journal, journalPath, reportPath, core);
   setOutputs(core, outputsFromJournal(journal, { journal: journalPath, report: reportPath }));
 
   const artifactName = `chaos-gate-${journal.planId}`;
-  if (cancelled) core.warning(`chaos-gate: ${journal.reason ?? 'cancelled'}; ${CANCELLED_NOTICE}`);
+  if (cancelled) core.warning(`chaos-gate: ${CANCELLED_NOTICE}`);
   else if (reporter) {
     if (locate) reporter.useLocator(locate);
-    if (inputs.checkRun) await reporter.completeCheck(journal);
+    // Saved only once GitHub accepted the completion: otherwise the post step completes the check run.
+    if (inputs.checkRun && (await reporter.completeCheck(journal)) !== 'failed')
+      core.saveState(STATE.checkRunCompleted, 'true');
     if (inputs.prComment)
       await reporter.upsertComment(journal.planId, prComment(journal, { runUrl: runUrl(env) }));
     if (inputs.findings === 'issue')
@@ -207,6 +302,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   }
   await core.writeSummary(jobSummary(renderSummary(journal), reporter?.fallbacks ?? []));
   await uploadArtifacts(deps, artifactName, [journalPath, reportPath], workspace);
+  announceVerdict(core, verdict, journal.reason ?? 'the run ended without a reason');
   return exitCode;
 }
 
@@ -224,6 +320,8 @@ async function reviewCommand(
   await deps.core.writeSummary(jobSummary(body, fallbacks));
   deps.core.setOutput('verdict', review.refusals.length ? 'refused' : '');
   deps.core.setOutput('reason', review.refusals.map((r) => r.message).join('; '));
+  if (review.refusals.length)
+    announceVerdict(deps.core, 'refused', review.refusals.map((r) => r.message).join('; '));
   return review.refusals.length ? EXIT_CODES.refused : 0;
 }
 
@@ -242,10 +340,10 @@ function writeFiles(journal: Journal, journalPath: string, reportPath: string, c
     // The engine writes the journal as it goes; write it here only when it did not.
     if (!existsSync(journalPath)) {
       mkdirSync(dirname(journalPath), { recursive: true });
-      writeFileSync(journalPath, JSON.stringify(journal, null, 2) + '\n');
+      writeFileSync(journalPath, JSON.stringify(redactDeep(journal), null, 2) + '\n');
     }
     mkdirSync(dirname(reportPath), { recursive: true });
-    writeFileSync(reportPath, renderReplayHtml(journal));
+    writeFileSync(reportPath, renderReplayHtml(redactDeep(journal)));
   } catch (err) {
     core.warning(`chaos-gate: could not write the journal or report: ${message(err)}`);
   }

@@ -4,9 +4,8 @@
  * know them; `runFromInputs` sees the `ActionDeps` interface.
  */
 import * as core from '@actions/core';
-import { formatIssue, loadPlan, PlanError } from '../plan/load.js';
-import { staticRefusals } from '../plan/refusals.js';
 import { reviewPlan } from '../compose/review.js';
+import { formatValidate, validatePlanFile } from '../compose/validate.js';
 import { resolve } from 'node:path';
 import { runEngine } from './engine.js';
 import type { ActionCore, ActionDeps } from './run.js';
@@ -15,7 +14,10 @@ import type { ActionCore, ActionDeps } from './run.js';
 export const actionsCore: ActionCore = {
   info: (m) => core.info(m),
   warning: (m) => core.warning(m),
-  notice: (m) => core.notice(m),
+  notice: (m, title) => core.notice(m, title === undefined ? {} : { title }),
+  error: (m, title) => core.error(m, title === undefined ? {} : { title }),
+  startGroup: (name) => core.startGroup(name),
+  endGroup: () => core.endGroup(),
   setOutput: (n, v) => core.setOutput(n, v),
   saveState: (n, v) => core.saveState(n, v),
   writeSummary: async (markdown) => {
@@ -39,25 +41,19 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
         displayPath: inputs.plan,
         policyPath: inputs.policy ? resolve(workspace, inputs.policy) : undefined,
         env: process.env,
+        workspace,
       });
       return r.review;
     },
-    async validatePlan(inputs, planFile) {
-      try {
-        const loaded = await loadPlan(planFile, inputs.plan);
-        const refusals = staticRefusals(loaded.plan, loaded);
-        if (!refusals.length)
-          return { text: `${inputs.plan}: valid (digest ${loaded.digest.slice(0, 12)})`, exitCode: 0 };
-        return {
-          text: refusals
-            .map((r) => `${inputs.plan}:${r.line ?? 1}:${r.column ?? 1}: ${r.message} [refused: ${r.rule}]`)
-            .join('\n'),
-          exitCode: 2,
-        };
-      } catch (err) {
-        if (err instanceof PlanError) return { text: err.issues.map(formatIssue).join('\n'), exitCode: 2 };
-        throw err;
-      }
+    async validatePlan(inputs) {
+      // The same checks as `chaos-gate validate`: every check a run applies before touching anything.
+      const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+      const result = await validatePlanFile(inputs.plan, {
+        cwd: workspace,
+        policy: inputs.policy || undefined,
+        workspace,
+      });
+      return { text: formatValidate(result).join('\n'), exitCode: result.valid ? 0 : 2 };
     },
     async uploadArtifact(name, files, root) {
       // Loaded on use: the artifact client (with Azure storage and undici) is a third of the bundle,

@@ -308,7 +308,10 @@ export function scanRequestLog(
 export type JournalShareMode = 'bounds' | { sli: string };
 
 export interface JournalScanOptions extends ScanOptions {
-  /** Window length in seconds; default: the journal's measurement interval (one measurement per window). */
+  /**
+   * Window length in seconds, by the measurements' true times (see timeWindows); default: the journal's
+   * measurement interval, which puts exactly one measurement in each window despite timer jitter.
+   */
   windowSeconds?: number | undefined;
   /** Window length in measurements (alternative to windowSeconds). */
   windowMeasurements?: number | undefined;
@@ -317,6 +320,7 @@ export interface JournalScanOptions extends ScanOptions {
 
 interface Reading {
   at: number;
+  phase: Measurement['phase'];
   /** Full share of the measurement, NaN when it measured nothing. */
   share: number;
   weight: number;
@@ -348,6 +352,7 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
 
   const toReading = (m: Measurement, skip: Set<string>): Reading => ({
     at: m.at,
+    phase: m.phase,
     share: mode === 'bounds' ? boundsShare(m, skip) : ratioShare(m, mode.sli, bounds.get(mode.sli)),
     weight: m.requests ?? NaN,
   });
@@ -369,14 +374,21 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
     windowLabel = `${n} measurement${n === 1 ? '' : 's'}`;
     group = (readings) => groupReadings(readings, (_, i) => Math.floor(i / n));
   } else {
-    const seconds = options.windowSeconds ?? journal.intervalMs / 1000;
+    const intervalMs = journal.intervalMs;
+    const seconds = options.windowSeconds ?? intervalMs / 1000;
     if (!(seconds > 0)) throw new ScanError(`window ${seconds} s: expected a positive number of seconds`);
     const ms = seconds * 1000;
+    if (ms < intervalMs) {
+      // Shorter windows than the tick would be empty between every two measurements by construction.
+      throw new ScanError(
+        `window ${seconds} s is shorter than the journal's measurement interval ${intervalMs / 1000} s; ` +
+          `expected --window-seconds ≥ ${intervalMs / 1000} (one measurement per window at the least)`,
+      );
+    }
     windowLabel = `${seconds} s`;
     group = (readings) => {
-      const origin = readings[0]?.at ?? 0;
-      // Half a millisecond of slack: ticks scheduled every interval land a hair late, not in the next window.
-      return groupReadings(readings, (r) => Math.floor((r.at - origin + 0.5) / ms));
+      const index = timeWindows(readings, intervalMs, ms);
+      return groupReadings(readings, (_, i) => index[i]!);
     };
   }
   const controlWindows = group(controlReadings);
@@ -397,6 +409,48 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
       },
     },
   };
+}
+
+/**
+ * The window of each measurement of one run (in time order), by the measurements' true times.
+ *
+ * The engine takes one measurement per tick, but `at` is when the timer fired: in a real run (the demo
+ * journals under fixtures/analysis/) consecutive measurements are 992–1031 ms apart at a 1 s interval.
+ * Flooring "time since the first measurement" by the window length therefore put two measurements
+ * 999 ms apart into one window and left the next window empty, so a clean run reported windows with
+ * "nothing measurable". Rounding against one grid from the first measurement is no cure either: the
+ * engine re-anchors its schedule after a tick overruns (`next = max(next + interval, now)`), so the
+ * ticks drift off any fixed grid by up to half an interval and jitter decides again.
+ *
+ * So each measurement first gets its tick slot, counted from the previous measurement: the gap rounded
+ * to whole intervals, and at least one (two measurements are never the same tick). A gap of 1.5
+ * intervals or more is a tick the engine really missed — a measurement overran — and leaves a slot, and
+ * so possibly a window, without a measurement: time nobody measured is shown as such. At a phase change
+ * (fault → recovery) the slots restart in a new window: the engine starts a new schedule there, the gap
+ * is the time spent stopping the fault rather than missed ticks, and a window never spans two phases
+ * (SPEC §7). Slot s of a phase then falls in window ⌊s × interval / window⌋ of that phase: with the
+ * default window (= the interval) every measurement is exactly one window.
+ */
+function timeWindows(readings: readonly Reading[], intervalMs: number, windowMs: number): Int32Array {
+  const index = new Int32Array(readings.length);
+  // Windows of earlier phases come first; `base` is the first window of the current phase.
+  let base = 0;
+  let slot = 0;
+  let window = -1;
+  for (let i = 0; i < readings.length; i++) {
+    const r = readings[i]!;
+    const previous = i === 0 ? undefined : readings[i - 1]!;
+    if (previous === undefined || previous.phase !== r.phase) {
+      base = window + 1;
+      slot = 0;
+    } else {
+      slot += Math.max(1, Math.round((r.at - previous.at) / intervalMs));
+    }
+    // The 1e-9 absorbs floating-point error at exact boundaries (slot 3 of 0.1 s ticks in 0.3 s windows).
+    window = base + Math.floor((slot * intervalMs) / windowMs + 1e-9);
+    index[i] = window;
+  }
+  return index;
 }
 
 function countNaN(xs: Float64Array): number {

@@ -6,13 +6,15 @@ export interface CliIo {
   err: (text: string) => void;
   /** True when stdout is a terminal (progress lines are printed per tick). */
   tty: boolean;
+  /** True when stderr is a terminal (`run` prints its progress there, coloured unless NO_COLOR or CI). */
+  errTty?: boolean | undefined;
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
 
 export interface CliCommand {
   name: string;
-  summary: string;
+  /** The `--help` text. The one-line summary lives in `commands/index.ts`, which lists every command. */
   usage: string;
   /** Returns the process exit code. Throws only for bad usage (reported with exit 2). */
   run(argv: string[], io: CliIo): Promise<number>;
@@ -25,7 +27,8 @@ export class UsageError extends Error {
 
 /**
  * `node:util` parseArgs in strict mode with positionals allowed; a bad flag becomes a `UsageError`
- * (exit 2 with the command's usage), so every command reports bad flags the same way.
+ * (exit 2 with the command's usage), so every command reports bad flags the same way and in our words,
+ * never Node's (`ERR_PARSE_ARGS_*` messages quote the option unevenly and suggest `--`).
  */
 export function parseFlags<const O extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
@@ -34,6 +37,42 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(flagProblem(error, argv, options));
   }
+}
+
+/** The option a parseArgs error is about: the first quoted `-x`/`--name` in Node's message. */
+function optionIn(message: string): string | undefined {
+  return /'(--?[^'\s=]+)/.exec(message)?.[1];
+}
+
+/** `--journal <value>`, `--json`: how an option is written, for "expected one of". */
+function described(name: string, spec: { type: 'string' | 'boolean' }): string {
+  return spec.type === 'string' ? `--${name} <value>` : `--${name}`;
+}
+
+/** One sentence for a parseArgs failure: what is wrong, the option as given, what is expected. */
+export function flagProblem(
+  error: unknown,
+  argv: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = optionIn(message);
+  const known = Object.entries(options).map(([name, spec]) => described(name, spec));
+  const expected = known.length > 0 ? `one of ${[...known, '--help'].join(', ')}` : 'no options but --help';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
+    return `unknown option '${option}'; expected ${expected}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    const name = option.replace(/^-+/, '');
+    const spec = options[name] ?? Object.entries(options).find(([, s]) => `-${s.short}` === option)?.[1];
+    if (spec?.type === 'boolean') {
+      const given = argv.find((a) => a.startsWith(`${option}=`));
+      return `option '${option}' takes no value${given ? ` (given '${given}')` : ''}; expected ${option} alone`;
+    }
+    return `option '${option}' needs a value; expected ${option} <value>`;
+  }
+  return `${message.replace(/\.$/, '')}; expected ${expected}`;
 }

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { runProcess } from './main.js';
 
 // The SDK warns on every process under Node 20 about releases after January 2027; chaos-gate pins its

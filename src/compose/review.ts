@@ -7,14 +7,14 @@
 import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { GateContext, GateOutcome } from '../engine/gates.js';
-import { staticRefusalGate } from '../engine/static-gate.js';
 import type { JournalEvent } from '../journal/types.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { planRunDurationMs } from '../plan/refusals.js';
 import { formatDuration } from '../plan/duration.js';
-import { buildGates, countReaderFromSources, loadPolicy } from '../preflight/index.js';
+import { countReaderFromSources, loadPolicy } from '../preflight/index.js';
+import { planFileReader } from '../files/read.js';
 import { failoverReasons, modelFailover, type FailoverInputs } from '../analysis/failover.js';
-import { failoverGate } from './failover-gate.js';
+import { runGates } from './gates.js';
 import { buildPlanReview } from '../report/review.js';
 import type { PlanReview } from '../report/comment.js';
 import { createAwsClients } from '../injector/aws/clients.js';
@@ -24,6 +24,7 @@ import { killSwitchProbe, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { createMetricSources, prometheusOptionsFrom, type PrometheusInputs } from '../metrics/index.js';
 import { candidateCounter, createTaggingClient, withTags } from '../injector/aws/tagging.js';
+import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
 
 export interface ReviewOptions {
   planPath: string;
@@ -36,6 +37,11 @@ export interface ReviewOptions {
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
   runId?: string | undefined;
+  /**
+   * The directory every file a plan names must resolve inside (SPEC §11); default `GITHUB_WORKSPACE`,
+   * else the current directory.
+   */
+  workspace?: string | undefined;
 }
 
 export interface ReviewResult {
@@ -45,7 +51,7 @@ export interface ReviewResult {
   decisions: { gate: string; outcome: GateOutcome | { pass: 'skipped'; why: string } }[];
   /** Resolved targets when `resolve` was asked for. */
   targets?: ResolvedTarget[] | undefined;
-  /** 2 when something would be refused, 1 when the time is wrong (not-run), else 0. */
+  /** 2 when something would be refused, else 0 (a wrong time is shown, not failed). */
   exitCode: number;
 }
 
@@ -56,7 +62,7 @@ function failoverSection(loaded: LoadedPlan): PlanReview['sections'][number] | u
   const result = modelFailover(inputs);
   const reasons = failoverReasons(result, inputs);
   return {
-    heading: 'Predicted failover (model, SPEC §9.2)',
+    heading: 'Predicted failover (regional failover model)',
     rows: [
       ['marked down at', result.markedDownAt === null ? 'never' : `${result.markedDownAt} s`],
       [
@@ -95,18 +101,16 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       })
     : undefined;
   const tagging = clients ? createTaggingClient({ region: clients.region }) : undefined;
-  const preflight = buildGates({
-    plan,
-    planDir: dirname(o.planPath),
+  const preflight = runGates(loaded, {
+    readPlanFile: planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
     policy,
-    written: (field) => loaded.locate(field) !== undefined,
     ...(clients ? { killSwitch: killSwitchProbe(clients) } : {}),
     ...(clients && sources && plan.budget
       ? { budget: { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) } }
       : {}),
     ...(tagging ? { candidates: candidateCounter(tagging) } : {}),
   });
-  const gates = [staticRefusalGate(loaded), failoverGate, ...preflight.gates];
+  const gates = preflight.gates;
   const decisions: ReviewResult['decisions'] = [];
   let targets: ReviewResult['targets'];
   const networkGates = new Set(['incidents', 'budget', 'kill-switch', 'concurrency']);
@@ -132,6 +136,9 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       cloudwatch: clients.cloudwatch,
       region: clients.region,
       clock,
+      // Tags per account, EKS pods by their cluster's tags: the same lookup a run makes.
+      ...(tagging ? { tagging } : {}),
+      taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
     });
     const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
     const { templateId } = await injector.provision(plan, ctx);
@@ -152,18 +159,19 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     }
   }
 
-  const refusals = decisions.flatMap((d) =>
-    d.outcome.pass === false && d.outcome.verdict === 'refused'
-      ? [
-          {
-            field: d.outcome.field ?? d.gate,
-            message: d.outcome.reason,
-            line: loaded.locate(d.outcome.field ?? '')?.line,
-          },
-        ]
-      : [],
-  );
-  const notRun = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'not-run');
+  // One refusal per reason: a static gate lists each of its findings (`Gate.refusals`), as `validate` does.
+  const refusals: PlanReview['refusals'] = [];
+  for (const d of decisions) {
+    if (d.outcome.pass !== false || d.outcome.verdict !== 'refused') continue;
+    const gate = gates.find((g) => g.name === d.gate);
+    const found = gate?.stage === 'static' && gate.refusals ? await gate.refusals(ctxFor()) : [];
+    const list = found.length > 0 ? found : [{ field: d.outcome.field ?? d.gate, message: d.outcome.reason }];
+    for (const x of list) {
+      // The schedule's validity is a static finding; the time gate would only repeat it.
+      if (refusals.some((r) => r.field === x.field && r.message === x.message)) continue;
+      refusals.push({ field: x.field, message: x.message, line: loaded.locate(x.field)?.line });
+    }
+  }
   const extra: PlanReview['sections'] = [
     {
       heading: 'Preflight',
@@ -216,5 +224,7 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     extraSections: extra,
   });
   review.refusals = refusals;
-  return { loaded, review, decisions, targets, exitCode: refusals.length ? 2 : notRun ? 1 : 0 };
+  // A review is not a run: only a refusal fails it (2). A time that is wrong now (`not-run`) is shown in
+  // the review and exits 0, as the action's `command: plan` does, so a plan review never fails on the clock.
+  return { loaded, review, decisions, targets, exitCode: refusals.length ? 2 : 0 };
 }

@@ -8,11 +8,11 @@
 import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
-import { staticRefusalGate } from '../engine/static-gate.js';
-import { failoverGate } from './failover-gate.js';
+import { runGates } from './gates.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
+import { budgetDamageSli } from '../plan/budget-damage.js';
 import { createAwsClients, type AwsClients } from '../injector/aws/clients.js';
 import { FisInjector } from '../injector/fis/injector.js';
 import { CloudWatchLease } from '../injector/fis/alarms.js';
@@ -25,6 +25,7 @@ import {
 } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
+import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
 import {
   createMetricSources,
   prometheusIncidentCheck,
@@ -33,15 +34,12 @@ import {
   type MetricSources,
   type PrometheusInputs,
 } from '../metrics/index.js';
-import {
-  buildGates,
-  countReaderFromSources,
-  loadPolicy,
-  measuredDamage,
-  withDebit,
-} from '../preflight/index.js';
+import { countReaderFromSources, loadPolicy, measuredDamage, withDebit } from '../preflight/index.js';
 import type { IncidentProbe } from '../preflight/incidents.js';
-import type { Plan } from '../plan/schema.js';
+import { scrapeUrlFields, type Plan } from '../plan/schema.js';
+import { expandEnv, resolvePlanEnv, type PlanEnv } from '../plan/env.js';
+import { planFileReader } from '../files/read.js';
+import { secrets } from '../security/redact.js';
 
 /** GitHub cancels a step with SIGINT, then SIGTERM 7.5 s later, then kills (SPEC §6.6). */
 export const CANCEL_STOP_VERIFY_MS = 6_000;
@@ -61,6 +59,11 @@ export interface RunOptions {
   sha?: string | undefined;
   queueTimeoutMs?: number | undefined;
   abortFile?: string | undefined;
+  /**
+   * The directory every file a plan names must resolve inside (SPEC §11); default `GITHUB_WORKSPACE`,
+   * else the current directory.
+   */
+  workspace?: string | undefined;
   /** Template drift: repair it (default) or refuse. */
   drift?: 'repair' | 'refuse' | undefined;
   signal?: AbortSignal | undefined;
@@ -99,9 +102,29 @@ function incidentProbe(plan: Plan, sources: MetricSources, clients: AwsClients):
   return undefined;
 }
 
-/** The SLI that measures bad (or good) requests, which the ledger debit is computed from. */
+/**
+ * The SLI that measures bad (or good) requests, which the ledger debit is computed from: `budget.damage`
+ * as written, or derived from the SLIs when it is not (src/plan/budget-damage.ts). A plan with a budget
+ * for which neither exists is refused by the static gate before anything runs, so a run with a budget
+ * always debits the ledger.
+ */
 function damageSli(plan: Plan): { sli: string; kind: 'error-ratio' | 'success-ratio' } | undefined {
-  return plan.budget?.damage;
+  return budgetDamageSli(plan);
+}
+
+/**
+ * Registers what a plan's scrape URLs carry with the redactor: the values of its secret variables and
+ * any `user:password@` in a URL once expanded.
+ */
+export function registerPlanSecrets(plan: Plan, planEnv: PlanEnv): void {
+  for (const value of planEnv.secrets) secrets.add(value);
+  for (const { url } of scrapeUrlFields(plan)) {
+    try {
+      secrets.addUrl(expandEnv(url, planEnv.values));
+    } catch {
+      // An unexpandable URL carries no value to register; the scrape reports it as an error reading.
+    }
+  }
 }
 
 /** Loads, assembles and runs one plan for real. Plan errors throw `PlanError` (front doors: exit 2). */
@@ -110,17 +133,22 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const log = o.log ?? (() => undefined);
   const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
   const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
-  await o.onPlanLoaded?.(loaded);
   const plan = loaded.plan;
 
+  // Bad settings are input errors (exit 2) found before anything is created: the plan's declared
+  // variables (their secret values registered with the redactor) and the Prometheus options.
+  const planEnv = resolvePlanEnv(plan, o.env);
+  registerPlanSecrets(plan, planEnv);
   const clients = createAwsClients({ region: o.awsRegion, env: o.env });
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   const prometheus = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
-  const sources = createMetricSources({ prometheus, cloudwatch });
+  const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
+  await o.onPlanLoaded?.(loaded);
   const tagging = createTaggingClient({ region: clients.region });
   const injector = new FisInjector({
     fis: clients.fis,
     tagging,
+    taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
     cloudwatch: clients.cloudwatch,
     region: clients.region,
     clock,
@@ -128,11 +156,9 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     log,
   });
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id);
-  const preflight = buildGates({
-    plan,
-    planDir: dirname(o.planPath),
+  const preflight = runGates(loaded, {
+    readPlanFile: planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
     policy,
-    written: (field) => loaded.locate(field) !== undefined,
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: killSwitchProbe(clients),
     budget: plan.budget
@@ -172,7 +198,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     sources,
     injector,
     lease,
-    gates: [staticRefusalGate(loaded), failoverGate, ...preflight.gates],
+    gates: preflight.gates,
     midRun: preflight.midRun,
     journal,
     signal: o.signal,

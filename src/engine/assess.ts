@@ -119,7 +119,26 @@ function fromMeasurements(input: AssessInput, injectedAt: number): Candidate[] {
   for (const e of input.expectations) {
     const seen = fault.find((m) => m.expect?.[e.name]?.status === 'ok');
     const seenAfter = seen ? seen.at - injectedAt : undefined;
-    if (seenAfter === undefined || seenAfter > e.withinMs) {
+    // Not seen while its readings were blind is not evidence that it did not happen: inconclusive.
+    const blindInWindow = fault.some((m) => {
+      const v = m.expect?.[e.name];
+      return m.at - injectedAt <= e.withinMs && (!v || v.status === 'no-data' || v.status === 'error');
+    });
+    // Nor is it when the gate itself stopped the fault before `within` was over.
+    const cutShort = input.events.find((x) => x.type === 'abort' && x.at - injectedAt < e.withinMs);
+    if (seenAfter === undefined && blindInWindow) {
+      out.push({
+        verdict: 'inconclusive',
+        reason: `expectation ${e.name} not observed, and it had no data during its first ${formatSeconds(e.withinMs)} after injection`,
+        at: injectedAt + e.withinMs,
+      });
+    } else if (seenAfter === undefined && cutShort) {
+      out.push({
+        verdict: 'inconclusive',
+        reason: `expectation ${e.name} not observed before the fault was stopped${offset(cutShort.at, injectedAt)}, within its first ${formatSeconds(e.withinMs)}`,
+        at: injectedAt + e.withinMs,
+      });
+    } else if (seenAfter === undefined || seenAfter > e.withinMs) {
       const best = fault
         .map((m) => m.expect?.[e.name]?.value)
         .filter((v): v is number => typeof v === 'number');

@@ -29,11 +29,30 @@ export type GateOutcome =
       field?: string;
     };
 
+/** One reason a plan is refused before anything is touched, naming the field, the value and the limit. */
+export interface GateRefusal {
+  /** The rule broken, e.g. `select-all`, `ceiling-widened`, `schedule-invalid`. */
+  rule: string;
+  /** Plan field path, e.g. `fis.targets.cartNodes.selectionMode`. */
+  field: string;
+  value?: string | number | undefined;
+  limit?: string | number | undefined;
+  /** One sentence: what is wrong, the value, what is expected. */
+  message: string;
+  line?: number | undefined;
+  column?: number | undefined;
+}
+
 export interface Gate {
   name: string;
   /** `before-targets` runs before the dry run; `after-targets` once targets are resolved. */
   stage: 'static' | 'before-targets' | 'after-targets';
   check(ctx: GateContext): Promise<GateOutcome>;
+  /**
+   * `static` gates only (no network): every reason the plan is refused, empty when it passes. `check`
+   * decides with the same findings; `chaos-gate validate` lists all of them, one per line.
+   */
+  refusals?(ctx: GateContext): Promise<GateRefusal[]>;
 }
 
 /** Checked every tick while the fault may be on (e.g. an incident opened): non-null aborts the run. */

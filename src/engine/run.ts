@@ -1,12 +1,17 @@
 /**
- * The run loop: gates → provision → dry run → steady state → start → observe → stop → verify →
- * recovery → assess. Every decision is journaled as it happens; the verdict is `assess()` of the
- * journal. Once a start was attempted, the injector's stop runs on every way out (try/finally).
+ * The run's state machine: gates → provision (the lease starts beating) → dry run → steady state (kept
+ * up until the start may be sent) → start → observe → stop and verify → recovery → assess. Every
+ * decision is journaled as it happens; the verdict is `assess()` of the journal. Once a start was
+ * attempted, stop-and-verify runs on every way out (try/finally).
+ *
+ * The seams live beside it: `measure.ts` (one tick's window and readings), `observe.ts` (the fault
+ * loop: ticks on the clock, the state poll beside them, abort rules in time), `lease.ts` (heartbeats
+ * only while the loop makes progress), `stop.ts` (stop, verify, escalate to the lease), `deadline.ts`.
  */
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock/clock.js';
 import type { Gate, GateContext, MidRunCheck } from './gates.js';
-import type { Plan, Sli } from '../plan/schema.js';
+import type { Plan } from '../plan/schema.js';
 import {
   InjectorRefusal,
   TERMINAL_STATUSES,
@@ -16,13 +21,7 @@ import {
   type ResolvedTarget,
   type RunContext,
 } from '../injector/injector.js';
-import {
-  sourceKindOf,
-  type MetricSource,
-  type Query,
-  type Reading,
-  type SourceKind,
-} from '../metrics/source.js';
+import type { MetricSource, SourceKind } from '../metrics/source.js';
 import {
   EXIT_CODES,
   type BudgetFigures,
@@ -31,40 +30,38 @@ import {
   type JournalEvent,
   type JournalHeader,
   type Measurement,
-  type Phase,
-  type SliValue,
   type Timings,
   type Verdict,
 } from '../journal/types.js';
 import type { JournalWriter } from '../journal/writer.js';
 import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
 import { assess } from './assess.js';
-import {
-  boundText,
-  breachText,
-  expectationBound,
-  ruleBreached,
-  ruleCount,
-  ruleText,
-  sliBound,
-  specOf,
-  withinBound,
-} from './bounds.js';
+import { boundText, breachText, expectationBound, ruleCount, sliBound } from './bounds.js';
 import type { Bound } from '../plan/schema.js';
+import { within } from './deadline.js';
+import { DEADLINES } from '../net/deadline.js';
+import { errorMessage, refusalOf, step } from './errors.js';
+import { LeaseKeeper } from './lease.js';
+import { Measurer, gapText } from './measure.js';
+import { observe, type FaultEnd } from './observe.js';
+import { DEFAULT_STOP_VERIFY_TIMEOUT_MS, stopAndVerify } from './stop.js';
+
+export { DEFAULT_STOP_VERIFY_TIMEOUT_MS } from './stop.js';
+export { REQUESTS_QUERY } from './measure.js';
 
 /**
- * How long the engine polls for `stopped` after StopExperiment. FIS completes post actions before
- * `stopped` (SEMANTICS §3), which for network actions takes seconds; a minute leaves room for that
- * while keeping a stuck run short. Front doors with a tighter budget (GitHub's 7.5 s after SIGINT) pass less.
+ * Deadlines of the engine's own calls (each also bounded by its transport). Provisioning and the dry run
+ * are several calls each; a state read must come back well inside a lease period.
  */
-export const DEFAULT_STOP_VERIFY_TIMEOUT_MS = 60_000;
-/** First and longest pause between stop-verification polls (doubling in between). */
-const STOP_POLL_INITIAL_MS = 500;
-const STOP_POLL_MAX_MS = 5_000;
-/** How soon a failed lease heartbeat is retried: well inside the lease alarm's 10 s period. */
-const LEASE_RETRY_MS = 1_000;
-/** Name of the request-count query within a tick (cannot clash: SLI names are identifiers). */
-export const REQUESTS_QUERY = '__requests';
+export const CALL_DEADLINES = {
+  provisionMs: 120_000,
+  dryRunMs: 120_000,
+  readinessMs: DEADLINES.cloudwatchDescribeAlarms,
+  startMs: DEADLINES.fisStartExperiment,
+  stateMs: DEADLINES.fisGetExperiment,
+} as const;
+/** How long the run keeps measuring the steady state past its duration while the start is not allowed yet. */
+export const READINESS_WAIT_MS = 30_000;
 
 /** Everything a run needs, passed in: the engine knows only interfaces. */
 export interface RunDeps {
@@ -105,48 +102,6 @@ export interface RunResult {
   exitCode: number;
   journal: Journal;
   experimentId?: string | undefined;
-}
-
-/** Why the observe loop ended. */
-type FaultEnd =
-  { kind: 'completed' } | { kind: 'terminal'; status: string } | { kind: 'stop'; reason: string };
-
-/** The InjectorRefusal behind an error, if any (step() wraps errors with context, keeping the cause). */
-function refusalOf(error: unknown): InjectorRefusal | undefined {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof InjectorRefusal) return e;
-  }
-  return undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Adds context to an error thrown by a dependency, keeping the original as the cause. */
-async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw new Error(`${label}: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-/**
- * Sleeps on the clock, waking early when `signal` aborts. Each sleep gets its own short-lived signal so
- * a long run does not pile one abort listener per tick onto the caller's signal.
- */
-async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return;
-  if (!signal) return clock.sleep(ms);
-  const ctl = new AbortController();
-  const wake = (): void => ctl.abort();
-  signal.addEventListener('abort', wake, { once: true });
-  try {
-    await clock.sleep(ms, ctl.signal);
-  } finally {
-    signal.removeEventListener('abort', wake);
-  }
 }
 
 /** Builds the journal header from the plan as written. */
@@ -198,56 +153,85 @@ export async function runGate(deps: RunDeps): Promise<RunResult> {
   return new GateRun(deps).run();
 }
 
-class GateRun {
-  private readonly plan: Plan;
-  private readonly clock: Clock;
+/** What the run loop's parts share: the clock, the journal, timings. */
+export interface RunShared {
+  readonly plan: Plan;
+  readonly clock: Clock;
+  readonly deps: RunDeps;
+  readonly timings: Timings;
+  event(type: EventType, message: string, data?: Record<string, unknown>): void;
+  timing(patch: Timings): void;
+  offset(at?: number): string;
+  record(m: Measurement): void;
+  cancelled(): boolean;
+  cancelReason(): string;
+}
+
+class GateRun implements RunShared {
+  readonly plan: Plan;
+  readonly clock: Clock;
   private readonly intervalMs: number;
-  private readonly timings: Timings = {};
+  readonly timings: Timings = {};
   private experimentId: string | undefined;
   private startAttempted = false;
   private stopAttempted = false;
   private stopVerified = false;
   private injected = false;
   private lastState: string | undefined;
-  private firstBreachSeen = false;
-  private readonly seenExpectations = new Set<string>();
-  private leaseCtl: AbortController | undefined;
-  private leaseLoop: Promise<void> | undefined;
-  private plannedInjectAt = 0;
+  private lease: LeaseKeeper | undefined;
+  private readonly measurer: Measurer;
 
-  constructor(private readonly deps: RunDeps) {
+  constructor(readonly deps: RunDeps) {
     this.plan = deps.plan;
     this.clock = deps.clock;
     this.intervalMs = deps.plan.hypothesis.interval;
+    this.measurer = new Measurer({
+      plan: deps.plan,
+      clock: deps.clock,
+      sources: deps.sources,
+      signal: deps.signal,
+      gap: (from, to, phase) =>
+        this.event(
+          'gap',
+          `no measurement covers ${gapText(from, to)} of the ${phase === 'steady' ? 'steady state' : phase}: the loop was held up${this.offset(to)}`,
+          { from, to, phase },
+        ),
+    });
   }
 
   private now(): number {
     return this.clock.now();
   }
 
-  private event(type: EventType, message: string, data?: Record<string, unknown>): void {
+  event(type: EventType, message: string, data?: Record<string, unknown>): void {
     const e: JournalEvent = { at: this.now(), type, message };
     if (data) e.data = data;
     this.deps.journal.event(e);
     this.deps.onEvent?.(e);
   }
 
-  private timing(patch: Timings): void {
+  timing(patch: Timings): void {
     Object.assign(this.timings, patch);
     this.deps.journal.update({ timings: patch });
   }
 
+  record(m: Measurement): void {
+    this.deps.journal.measurement(m);
+    this.deps.onTick?.(m);
+    this.lease?.progress();
+  }
+
   /** `(+12.0 s)` relative to the injection, or empty before it. */
-  private offset(at = this.now()): string {
+  offset(at = this.now()): string {
     const injectedAt = this.timings.injectedAt;
     return injectedAt === undefined ? '' : ` (${formatOffset((at - injectedAt) / 1000)})`;
   }
 
-  private cancelled(): boolean {
+  cancelled(): boolean {
     return this.deps.signal?.aborted === true;
   }
 
-  private cancelReason(): string {
+  cancelReason(): string {
     const r: unknown = this.deps.signal?.reason;
     if (typeof r === 'string') return r;
     if (r instanceof Error) return r.message;
@@ -273,11 +257,11 @@ class GateRun {
       }
     } finally {
       if (this.startAttempted && this.experimentId !== undefined && !this.stopAttempted) {
-        await this.stopAndVerify('the run ended early').catch((error: unknown) => {
+        await this.stop('the run ended early').catch((error: unknown) => {
           this.event('error', `stopping after an error: ${errorMessage(error)}`, { fatal: true });
         });
       }
-      await this.endLease();
+      await this.lease?.end();
     }
     const journal = this.deps.journal.snapshot();
     const { verdict, reason } = assess({
@@ -301,17 +285,19 @@ class GateRun {
    * clientToken) — so the id is known and the fault can be stopped. Refusals are not retried.
    */
   private async start(templateId: string): Promise<{ experimentId: string }> {
+    const once = (): Promise<{ experimentId: string }> =>
+      within(this.clock, CALL_DEADLINES.startMs, 'FIS StartExperiment', (s) =>
+        this.deps.injector.start(this.plan, templateId, this.deps.ctx, s),
+      );
     try {
-      return await this.deps.injector.start(this.plan, templateId, this.deps.ctx);
+      return await once();
     } catch (error) {
       if (refusalOf(error)) throw error;
       this.event(
         'error',
         `starting the experiment failed (${errorMessage(error)}); asking again with the same idempotency key`,
       );
-      const again = await this.deps.injector
-        .start(this.plan, templateId, this.deps.ctx)
-        .catch(() => undefined);
+      const again = await once().catch(() => undefined);
       if (!again) throw error;
       return again;
     }
@@ -335,43 +321,100 @@ class GateRun {
 
   private async flow(): Promise<void> {
     if (!(await this.runGates(['static', 'before-targets']))) return;
+    // The lease beats from here on, through provisioning, the dry run and the steady state: CloudWatch
+    // evaluates a 10 s alarm every 10 s, so the alarm turns OK 10–20 s after the first beat, and that time
+    // is best spent while the run does its other work. (Not earlier: a run the gates refuse touches nothing.)
+    await this.startLease();
     const provisioned = await step('provisioning the FIS template', () =>
-      this.deps.injector.provision(this.plan, this.deps.ctx),
+      within(this.clock, CALL_DEADLINES.provisionMs, 'provisioning', () =>
+        this.deps.injector.provision(this.plan, this.deps.ctx),
+      ),
     );
     this.deps.journal.update({ templateId: provisioned.templateId });
     this.event('provision', `template ${provisioned.templateId} ${provisioned.action}`, { ...provisioned });
     const targets = await step('resolving targets (dry run)', () =>
-      this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx),
+      within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', () =>
+        this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx),
+      ),
     );
     this.deps.journal.update({ resolvedTargets: targets });
     this.event('targets-resolved', `${targets.length} target(s): ${targets.map((t) => t.arn).join(', ')}`, {
       count: targets.length,
     });
     if (!(await this.runGates(['after-targets'], targets))) return;
-    // The lease beats from here: by the end of the steady state its alarm has seen heartbeats and is OK,
-    // which the injector requires of every stop condition before it starts.
-    await this.startLease();
-    if (!(await this.steadyState())) return;
+    const lastSteadyAt = await this.steadyState();
+    if (lastSteadyAt === undefined) return;
     if (this.cancelled()) {
       this.event('not-run', `cancelled by ${this.cancelReason()} before injection`);
       return;
     }
+    // From here on a heartbeat means "the run loop is advancing", not "the process exists".
+    this.lease?.guard();
     this.startAttempted = true;
+    const sentAt = this.now();
     const { experimentId } = await step('starting the experiment', () => this.start(provisioned.templateId));
     this.experimentId = experimentId;
-    this.timing({ injectedAt: this.now() });
+    const startedAt = this.now();
+    this.timing({ experimentStartedAt: startedAt, injectedAt: startedAt });
     this.deps.journal.update({ experimentId });
-    this.event('inject', `experiment ${experimentId} started`, { experimentId });
+    this.event(
+      'inject',
+      `experiment ${experimentId} started ${formatSeconds(sentAt - lastSteadyAt)} after the last steady-state measurement`,
+      { experimentId, sentAt, lastSteadyAt },
+    );
+    this.startSentAt = sentAt;
     await this.deps.onExperimentId?.(experimentId);
 
-    const end = await this.observe();
+    const end: FaultEnd = await observe(this, {
+      experimentId,
+      measurer: this.measurer,
+      readState: (signal) =>
+        within(
+          this.clock,
+          CALL_DEADLINES.stateMs,
+          'FIS GetExperiment',
+          (s) => this.deps.injector.state(experimentId, s),
+          signal,
+        ),
+      noteState: (s) => this.noteState(s),
+      midRun: this.deps.midRun ?? [],
+      abortFileHit: () => {
+        const f = this.deps.abortFile;
+        return f !== undefined && existsSync(f) ? f : undefined;
+      },
+    });
     const reason =
       end.kind === 'stop'
         ? end.reason
         : `fault ended (${end.kind === 'completed' ? 'completed' : end.status})`;
-    await this.stopAndVerify(reason);
-    await this.endLease();
+    await this.stop(reason, end.kind === 'stop' ? undefined : end.state);
+    await this.lease?.end();
     if (this.stopVerified && !this.cancelled()) await this.recover();
+  }
+
+  private startSentAt: number | undefined;
+
+  private async stop(reason: string, ended?: ExperimentState): Promise<void> {
+    const id = this.experimentId;
+    if (id === undefined || this.stopAttempted) return;
+    this.stopAttempted = true;
+    this.timing({ stopRequestedAt: this.now() });
+    const outcome = await stopAndVerify(
+      {
+        clock: this.clock,
+        injector: this.deps.injector,
+        lease: this.lease,
+        event: (type, message, data) => this.event(type, message, data),
+        noteState: (s) => this.noteState(s),
+        offset: (at) => this.offset(at),
+        region: this.deps.region,
+      },
+      id,
+      reason,
+      this.deps.stopVerifyTimeoutMs ?? DEFAULT_STOP_VERIFY_TIMEOUT_MS,
+      ended,
+    );
+    this.stopVerified = outcome.verified;
   }
 
   private async runGates(stages: Gate['stage'][], targets?: ResolvedTarget[]): Promise<boolean> {
@@ -403,202 +446,95 @@ class GateRun {
     await sleepOn(this.clock, at - this.now(), signal);
   }
 
-  private async steadyState(): Promise<boolean> {
+  /**
+   * Measures the steady state for its duration, then keeps measuring, one interval at a time, until the
+   * injector allows the start (stop-condition alarms OK). Returns the time of the last measurement —
+   * the start follows it at once — or undefined when the run must not go on (journaled).
+   */
+  private async steadyState(): Promise<number | undefined> {
     const duration = this.plan.hypothesis.steadyState.duration;
     const ticks = Math.max(1, Math.ceil(duration / this.intervalMs));
     const start = this.now();
-    this.plannedInjectAt = start + ticks * this.intervalMs;
-    await this.primeScrapes(start);
-    for (let k = 1; k <= ticks; k++) {
-      await this.sleepUntil(start + k * this.intervalMs, this.deps.signal);
-      if (this.cancelled()) {
-        this.event(
-          'not-run',
-          `cancelled by ${this.cancelReason()} during the steady state, before injection`,
-        );
-        return false;
+    await this.measurer.prime(this.intervalMs);
+    const readiness = new ReadinessPoll(this.clock, this.deps.injector, Math.min(this.intervalMs, 1000));
+    readiness.start();
+    // The first window is the first interval of the steady state, priming included.
+    let prev = start;
+    let waitingNoted: string | undefined;
+    try {
+      for (let k = 1; ; k++) {
+        const due = start + k * this.intervalMs;
+        await this.sleepUntil(due, this.deps.signal);
+        if (this.cancelled()) {
+          this.event(
+            'not-run',
+            `cancelled by ${this.cancelReason()} during the steady state, before injection`,
+          );
+          return undefined;
+        }
+        const m = await this.measurer.measure('steady', prev, due + this.intervalMs);
+        prev = m.at;
+        this.record(m);
+        const bad = Object.entries(m.slis).find(([, v]) => v.status !== 'ok');
+        if (bad) {
+          const [name, v] = bad;
+          const what =
+            v.status === 'breach'
+              ? `${name} ${breachText(this.steadyBound(name), v.value ?? NaN)} (steady-state bound)`
+              : `${name} had no data (${v.error ?? v.status})`;
+          this.event(
+            'not-run',
+            `steady state broken before injection: ${what} at ${formatSeconds(m.at - start)} into the steady state`,
+            { sli: name, status: v.status },
+          );
+          return undefined;
+        }
+        if (k < ticks) continue;
+        const r = readiness.latest();
+        if (r.refusal) throw r.refusal;
+        if (r.ready) {
+          this.event(
+            'steady-state',
+            `steady state held for ${formatSeconds(m.at - start)} (${k} measurements)`,
+            { measurements: k, lastAt: m.at },
+          );
+          return m.at;
+        }
+        const waiting = r.waiting ?? 'the injector to allow the start';
+        if (this.now() - (start + ticks * this.intervalMs) >= READINESS_WAIT_MS) {
+          throw new InjectorRefusal(
+            `the experiment could not start within ${formatSeconds(READINESS_WAIT_MS)} after the steady state: still waiting for ${waiting}`,
+            'fis.stopConditions',
+          );
+        }
+        if (waitingNoted !== waiting) {
+          waitingNoted = waiting;
+          this.event('preflight', `steady state measured on while waiting for ${waiting}`, { waiting });
+        }
       }
-      const m = await this.measure('steady');
-      const bad = Object.entries(m.slis).find(([, v]) => v.status !== 'ok');
-      if (bad) {
-        const [name, v] = bad;
-        const t = formatOffset(m.t ?? 0);
-        const what =
-          v.status === 'breach'
-            ? `${name} ${breachText(this.steadyBound(name), v.value ?? NaN)} (steady-state bound)`
-            : `${name} had no data (${v.error ?? v.status})`;
-        this.event('not-run', `steady state broken before injection: ${what} at ${t}`, {
-          sli: name,
-          status: v.status,
-        });
-        return false;
-      }
+    } finally {
+      readiness.stop();
     }
-    this.event(
-      'steady-state',
-      `steady state held for ${formatSeconds(this.now() - start)} (${ticks} measurements)`,
-    );
-    return true;
-  }
-
-  private sli(name: string): Sli | undefined {
-    return this.plan.hypothesis.slis.find((s) => s.name === name);
   }
 
   private steadyBound(name: string): Bound {
-    const s = this.sli(name);
+    const s = this.plan.hypothesis.slis.find((x) => x.name === name);
     return s ? (s.steady ?? sliBound(s)) : {};
-  }
-
-  /** SLIs measured in a phase: all in the steady state; during the fault those with `during` or an abort rule. */
-  private slisFor(phase: Phase): Sli[] {
-    const slis = this.plan.hypothesis.slis;
-    if (phase === 'steady') return slis;
-    if (phase === 'recovery') return slis.filter((s) => s.during);
-    const ruled = new Set(this.plan.abort.rules.map((r) => r.sli));
-    return slis.filter((s) => s.during || ruled.has(s.name));
-  }
-
-  /**
-   * A scrape SLI is the difference between two scrapes, so the first scrape of a URL only opens a window.
-   * Scrape every URL the run reads once at the start of the steady state (readings discarded), so the
-   * first steady-state measurement already covers a full interval instead of reporting no-data.
-   */
-  private async primeScrapes(at: number): Promise<void> {
-    const source = this.deps.sources.scrape;
-    if (!source) return;
-    const h = this.plan.hypothesis;
-    const queries: Query[] = [...h.slis, ...h.expect, ...(h.requests ? [h.requests] : [])]
-      .map((s, i) => ({ name: `__prime${i}`, spec: specOf(s) }))
-      .filter((q) => sourceKindOf(q.spec) === 'scrape');
-    if (queries.length === 0) return;
-    await step('scrape source', () => source.read(queries, at, this.intervalMs, this.deps.signal));
-  }
-
-  /** One tick: one `read` per source kind with every query of that kind. A source that throws propagates. */
-  private async measure(phase: Phase): Promise<Measurement> {
-    const at = this.now();
-    const h = this.plan.hypothesis;
-    const slis = this.slisFor(phase);
-    const expectations = phase === 'fault' ? h.expect : [];
-    const queries: Query[] = [
-      ...slis.map((s) => ({ name: s.name, spec: specOf(s) })),
-      ...expectations.map((e) => ({ name: e.name, spec: specOf(e) })),
-    ];
-    if (h.requests) queries.push({ name: REQUESTS_QUERY, spec: specOf(h.requests) });
-    const byKind = new Map<SourceKind, Query[]>();
-    for (const q of queries) {
-      const kind = sourceKindOf(q.spec);
-      byKind.set(kind, [...(byKind.get(kind) ?? []), q]);
-    }
-    const readings = new Map<string, Reading>();
-    await Promise.all(
-      [...byKind].map(async ([kind, qs]) => {
-        const source = this.deps.sources[kind];
-        const got: Reading[] = source
-          ? await step(`${kind} source`, () => source.read(qs, at, this.intervalMs, this.deps.signal))
-          : qs.map((q) => ({
-              name: q.name,
-              value: null,
-              status: 'error',
-              query: '',
-              error: `no ${kind} source configured`,
-            }));
-        for (const r of got) readings.set(r.name, r);
-      }),
-    );
-    const reading = (name: string): Reading =>
-      readings.get(name) ?? {
-        name,
-        value: null,
-        status: 'error',
-        query: '',
-        error: 'the source returned no reading',
-      };
-
-    let requests: number | null = null;
-    let lowTraffic: string | undefined;
-    if (h.requests) {
-      const r = reading(REQUESTS_QUERY);
-      requests = r.status === 'ok' ? r.value : null;
-      if (h.minRequests > 0 && (requests === null || requests < h.minRequests)) {
-        lowTraffic =
-          requests === null
-            ? `request count unavailable (${r.error ?? r.status}), minRequests ${h.minRequests}`
-            : `${formatValue(requests)} requests < minRequests ${h.minRequests}`;
-      }
-    }
-
-    const value = (name: string, bound: Bound, masked: boolean): SliValue => {
-      const r = reading(name);
-      const v: SliValue = { value: r.value, status: 'ok', bound: boundText(bound), query: r.query };
-      if (masked && lowTraffic !== undefined) {
-        v.status = 'no-data';
-        v.error = lowTraffic;
-      } else if (r.status !== 'ok' || r.value === null || Number.isNaN(r.value)) {
-        v.status = r.status === 'error' ? 'error' : 'no-data';
-        if (r.error !== undefined) v.error = r.error;
-      } else if (!withinBound(bound, r.value)) {
-        v.status = 'breach';
-      }
-      return v;
-    };
-
-    const m: Measurement = { at, phase, requests, slis: {} };
-    m.t =
-      phase === 'steady'
-        ? (at - this.plannedInjectAt) / 1000
-        : (at - (this.timings.injectedAt ?? this.plannedInjectAt)) / 1000;
-    // Recovery means back to the steady state, so it is held to the (tighter) steady-state bound.
-    for (const s of slis) {
-      m.slis[s.name] = value(s.name, phase === 'fault' ? sliBound(s) : (s.steady ?? sliBound(s)), true);
-    }
-    if (expectations.length > 0) {
-      // An expectation's status says whether its condition was met: ok = seen, breach = not (yet).
-      m.expect = {};
-      for (const e of expectations) m.expect[e.name] = value(e.name, expectationBound(e), false);
-    }
-    this.deps.journal.measurement(m);
-    this.deps.onTick?.(m);
-    return m;
   }
 
   private async startLease(): Promise<void> {
     const lease = this.deps.lease;
     if (!lease) return;
+    const keeper = new LeaseKeeper({
+      lease,
+      clock: this.clock,
+      // Two missed ticks (or one lease interval, if longer) without progress withholds the next beat.
+      staleAfterMs: Math.max(2 * this.intervalMs, lease.intervalMs) + 1_000,
+      note: (type, message, data) => this.event(type, `${message}${this.offset()}`, data),
+    });
     // The first beat must land before the start: without it the lease alarm would stop the fault at once.
-    const firstBeatAt = this.now();
-    await step('publishing the first lease heartbeat', () => lease.beat());
-    const ctl = new AbortController();
-    this.leaseCtl = ctl;
-    this.leaseLoop = (async () => {
-      // A fixed cadence (not "interval after the last beat finished"): slow calls must not stretch the gaps,
-      // since the lease alarm trips on one 10 s period without a beat. A failed beat is retried soon, not
-      // at the next interval, for the same reason.
-      let due = firstBeatAt + lease.intervalMs;
-      while (!ctl.signal.aborted) {
-        await sleepOn(this.clock, Math.max(0, due - this.now()), ctl.signal);
-        if (ctl.signal.aborted) break;
-        try {
-          await lease.beat();
-          due = Math.max(due + lease.intervalMs, this.now());
-        } catch (error) {
-          this.event(
-            'error',
-            `lease heartbeat failed (retrying in ${LEASE_RETRY_MS / 1000} s): ${errorMessage(error)}`,
-          );
-          due = this.now() + Math.min(LEASE_RETRY_MS, lease.intervalMs);
-        }
-      }
-    })();
-  }
-
-  /** Stops beating: after a verified stop, or on the way out (an unbeaten lease lets FIS stop the fault). */
-  private async endLease(): Promise<void> {
-    this.leaseCtl?.abort();
-    await this.leaseLoop;
-    this.leaseCtl = undefined;
-    this.leaseLoop = undefined;
+    await step('publishing the first lease heartbeat', () => keeper.start(this.deps.signal));
+    this.lease = keeper;
   }
 
   /** Journals a state read; returns whether it is terminal. */
@@ -609,10 +545,13 @@ class GateRun {
       Object.values(actions).some((a) => ['running', 'completed', 'stopping', 'stopped'].includes(a));
     const becameInjected = injectedNow && !this.injected;
     if (injectedNow) this.injected = true;
+    if (becameInjected && s.actionStartedAt !== undefined) this.refineInjectedAt(s.actionStartedAt);
     const terminal = TERMINAL_STATUSES.has(s.status);
     if (s.status !== this.lastState || becameInjected) {
       this.lastState = s.status;
       const data: Record<string, unknown> = { status: s.status, injected: this.injected, actions };
+      // Tells live printers that the time origin moved (reports read `timings` from the journal).
+      if (becameInjected && this.timings.injectedAt !== undefined) data.injectedAt = this.timings.injectedAt;
       if (s.reason !== undefined) data.reason = s.reason;
       if (s.errorCode !== undefined) data.errorCode = s.errorCode;
       const message =
@@ -628,210 +567,14 @@ class GateRun {
     return terminal;
   }
 
-  private async readState(failures: { n: number }): Promise<ExperimentState | undefined> {
-    const id = this.experimentId;
-    if (id === undefined) return undefined;
-    try {
-      const s = await this.deps.injector.state(id);
-      failures.n = 0;
-      return s;
-    } catch (error) {
-      failures.n++;
-      this.event('error', `reading the FIS experiment state failed: ${errorMessage(error)}${this.offset()}`);
-      return undefined;
-    }
-  }
-
-  private async observe(): Promise<FaultEnd> {
-    const plan = this.plan;
-    const injectedAt = this.timings.injectedAt ?? this.now();
-    const rules = plan.abort.rules.map((rule) => ({
-      rule,
-      count: ruleCount(rule.for, this.intervalMs),
-      streak: 0,
-    }));
-    const blindAfter = plan.abort.blindAfter;
-    const maxRunMs = plan.blastRadius.maxRunDuration;
-    const stateFailures = { n: 0 };
-    let blindStreak = 0;
-    let next = injectedAt + this.intervalMs;
-    for (;;) {
-      await this.sleepUntil(next, this.deps.signal);
-      if (this.cancelled()) {
-        const reason = `cancelled by ${this.cancelReason()}${this.offset()}`;
-        this.event('signal', reason, { signal: this.cancelReason() });
-        this.event('abort', reason, { cause: 'cancelled', verdict: 'aborted' });
-        return { kind: 'stop', reason };
-      }
-      if (this.deps.abortFile !== undefined && existsSync(this.deps.abortFile)) {
-        const reason = `abort file ${this.deps.abortFile} found${this.offset()}`;
-        this.event('abort', reason, { cause: 'abort-file', verdict: 'aborted' });
-        return { kind: 'stop', reason };
-      }
-      const [state, m] = await Promise.all([this.readState(stateFailures), this.measure('fault')]);
-
-      const end = this.evaluate(m, rules, blindStreak);
-      blindStreak = end.blindStreak;
-      if (end.stop) return { kind: 'stop', reason: end.stop };
-
-      if (state) {
-        const terminal = this.noteState(state);
-        if (terminal) {
-          if (state.status === 'completed') return { kind: 'completed' };
-          if (state.status === 'stopped' || state.status === 'cancelled') {
-            const by =
-              state.status === 'cancelled'
-                ? 'FIS cancelled the experiment (safety lever)'
-                : 'FIS stopped the experiment';
-            const detail = [state.reason, state.errorCode].filter(Boolean).join(', ');
-            this.event('abort', `${by}${detail ? `: ${detail}` : ''}${this.offset()}`, {
-              cause: `fis-${state.status}`,
-              verdict: 'aborted',
-            });
-          }
-          return { kind: 'terminal', status: state.status };
-        }
-      } else if (stateFailures.n >= blindAfter) {
-        const reason = `the FIS experiment state could not be read ${stateFailures.n} times in a row${this.offset()}`;
-        this.event('error', reason, { fatal: true });
-        return { kind: 'stop', reason };
-      }
-
-      for (const check of this.deps.midRun ?? []) {
-        const result = await step(`mid-run check ${check.name}`, () =>
-          check.check(this.now(), this.deps.signal),
-        );
-        if (result !== null) {
-          const reason = `${check.name}: ${result}${this.offset()}`;
-          this.event('abort', reason, { cause: 'mid-run', check: check.name, verdict: 'aborted' });
-          return { kind: 'stop', reason };
-        }
-      }
-      const startedAt = this.timings.startedAt ?? injectedAt;
-      if (this.now() - startedAt >= maxRunMs) {
-        const reason = `the run reached blastRadius.maxRunDuration ${formatSeconds(maxRunMs)}${this.offset()}`;
-        this.event('abort', reason, { cause: 'max-run-duration', verdict: 'aborted' });
-        return { kind: 'stop', reason };
-      }
-      next = Math.max(next + this.intervalMs, this.now());
-    }
-  }
-
-  /** Applies one fault measurement to the abort rules, blindness, first breach and expectations. */
-  private evaluate(
-    m: Measurement,
-    rules: { rule: Plan['abort']['rules'][number]; count: number; streak: number }[],
-    blindStreak: number,
-  ): { stop?: string; blindStreak: number } {
-    const duringNames = new Set(this.plan.hypothesis.slis.filter((s) => s.during).map((s) => s.name));
-    if (!this.firstBreachSeen) {
-      const breach = Object.entries(m.slis).find(([n, v]) => duringNames.has(n) && v.status === 'breach');
-      if (breach) {
-        this.firstBreachSeen = true;
-        this.timing({ firstBreachAt: m.at });
-        this.event(
-          'first-breach',
-          `${breach[0]} ${breachText(sliBound(this.sli(breach[0]) ?? {}), breach[1].value ?? NaN)}${this.offset(m.at)}`,
-          {
-            sli: breach[0],
-            value: breach[1].value,
-          },
-        );
-      }
-    }
-    for (const [name, v] of Object.entries(m.expect ?? {})) {
-      if (v.status === 'ok' && !this.seenExpectations.has(name)) {
-        this.seenExpectations.add(name);
-        this.event(
-          'expectation-observed',
-          `${name} ${formatValue(v.value)} ${v.bound ?? ''}${this.offset(m.at)}`,
-          {
-            expectation: name,
-            value: v.value,
-          },
-        );
-      }
-    }
-    // A gap (no-data/error) neither extends nor resets a streak: it is not evidence either way.
-    for (const r of rules) {
-      const v = m.slis[r.rule.sli];
-      if (!v || v.value === null || (v.status !== 'ok' && v.status !== 'breach')) continue;
-      r.streak = ruleBreached(r.rule, v.value) ? r.streak + 1 : 0;
-      if (r.streak >= r.count) {
-        const reason = `${r.rule.sli} ${formatValue(v.value)} ${ruleText(r.rule)} for ${r.count} measurement${r.count === 1 ? '' : 's'} in a row${this.offset(m.at)}`;
-        this.event('abort', reason, {
-          cause: 'rule',
-          verdict: 'aborted',
-          sli: r.rule.sli,
-          value: v.value,
-          count: r.count,
-        });
-        return { stop: reason, blindStreak };
-      }
-    }
-    const blind = Object.entries(m.slis).filter(([, v]) => v.status === 'no-data' || v.status === 'error');
-    const streak = blind.length > 0 ? blindStreak + 1 : 0;
-    if (streak >= this.plan.abort.blindAfter) {
-      const what = blind.map(([n, v]) => `${n}: ${v.error ?? v.status}`).join('; ');
-      const reason = `blind: ${streak} measurements in a row without data (${what})${this.offset(m.at)}`;
-      this.event('abort', reason, { cause: 'blind', verdict: 'inconclusive', count: streak });
-      return { stop: reason, blindStreak: streak };
-    }
-    return { blindStreak: streak };
-  }
-
-  /** Requests the stop and polls until FIS reports a terminal state, with backoff, within the timeout. */
-  private async stopAndVerify(reason: string): Promise<void> {
-    const id = this.experimentId;
-    if (id === undefined || this.stopAttempted) return;
-    this.stopAttempted = true;
-    const timeout = this.deps.stopVerifyTimeoutMs ?? DEFAULT_STOP_VERIFY_TIMEOUT_MS;
-    this.timing({ stopRequestedAt: this.now() });
-    const request = async (): Promise<string | undefined> => {
-      try {
-        await this.deps.injector.stop(id, reason);
-        return undefined;
-      } catch (error) {
-        return errorMessage(error);
-      }
-    };
-    const refused = await request();
-    this.event(
-      'stop-requested',
-      refused === undefined
-        ? `stop requested: ${reason}`
-        : `stop request answered with an error (${refused}); verifying the state`,
-      refused === undefined ? { experimentId: id } : { experimentId: id, error: refused },
-    );
-    const deadline = this.now() + timeout;
-    let delay = STOP_POLL_INITIAL_MS;
-    let last = 'unknown';
-    for (;;) {
-      try {
-        const s = await this.deps.injector.state(id);
-        last = s.status;
-        if (this.noteState(s)) {
-          this.stopVerified = true;
-          this.event('stop-verified', `experiment ${id} ${s.status}${this.offset()}`, { status: s.status });
-          return;
-        }
-        // FIS accepted nothing yet (still running): ask again, the first request may have been lost.
-        if (s.status !== 'stopping') await request();
-      } catch (error) {
-        last = `unreadable (${errorMessage(error)})`;
-      }
-      const left = deadline - this.now();
-      if (left <= 0) break;
-      await this.clock.sleep(Math.min(delay, left));
-      delay = Math.min(delay * 2, STOP_POLL_MAX_MS);
-    }
-    const commands = [`aws fis stop-experiment --id ${id}`, `aws fis get-experiment --id ${id}`];
-    this.event(
-      'stop-failed',
-      `stop of FIS experiment ${id} not verified within ${formatSeconds(timeout)} (last state ${last}); ` +
-        `stop it by hand: ${commands[0]}`,
-      { experimentId: id, lastState: last, manualCommands: commands },
-    );
+  /**
+   * FIS's own action start time is the truest injection time. Its clock is not ours, so it is clamped to
+   * what we saw: no earlier than our StartExperiment was sent, no later than now.
+   */
+  private refineInjectedAt(actionStartedAt: number): void {
+    const lo = this.startSentAt ?? this.timings.injectedAt ?? actionStartedAt;
+    const at = Math.min(Math.max(actionStartedAt, lo), this.now());
+    if (at !== this.timings.injectedAt) this.timing({ injectedAt: at });
   }
 
   /** Measures until every SLI is back within its bound, up to `recovery.within` after the fault ended. */
@@ -839,6 +582,7 @@ class GateRun {
     const within = this.plan.hypothesis.recovery.within;
     const faultEnd = this.timings.stoppedAt ?? this.now();
     const deadline = faultEnd + within;
+    let prev = faultEnd;
     let next = this.now() + this.intervalMs;
     let problem = 'no measurement';
     let blind = false;
@@ -850,7 +594,9 @@ class GateRun {
         this.event('abort', reason, { cause: 'cancelled', verdict: 'aborted' });
         return;
       }
-      const m = await this.measure('recovery');
+      const m = await this.measurer.measure('recovery', prev, next + this.intervalMs);
+      prev = m.at;
+      this.record(m);
       const bad = Object.entries(m.slis).filter(([, v]) => v.status !== 'ok');
       if (bad.length === 0) {
         this.timing({ recoveredAt: m.at });
@@ -884,5 +630,78 @@ class GateRun {
         blind,
       },
     );
+  }
+}
+
+/**
+ * Sleeps on the clock, waking early when `signal` aborts. Each sleep gets its own short-lived signal so
+ * a long run does not pile one abort listener per tick onto the caller's signal.
+ */
+export async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return;
+  if (!signal) return clock.sleep(ms);
+  const ctl = new AbortController();
+  const wake = (): void => ctl.abort();
+  signal.addEventListener('abort', wake, { once: true });
+  try {
+    await clock.sleep(ms, ctl.signal);
+  } finally {
+    signal.removeEventListener('abort', wake);
+  }
+}
+
+/**
+ * Asks the injector, beside the steady-state ticks, whether the start is allowed yet, so that the
+ * answer is at hand when the last measurement is taken and the start follows it without a call between.
+ */
+class ReadinessPoll {
+  private result: { ready: boolean; waiting?: string; refusal?: InjectorRefusal } = {
+    ready: false,
+    waiting: 'the first readiness check',
+  };
+  private readonly ctl = new AbortController();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly injector: Injector,
+    private readonly everyMs: number,
+  ) {
+    if (!injector.readiness) this.result = { ready: true };
+  }
+
+  start(): void {
+    const ask = this.injector.readiness?.bind(this.injector);
+    if (!ask) return;
+    const signal = this.ctl.signal;
+    void (async () => {
+      while (!signal.aborted) {
+        try {
+          const waiting = await within(
+            this.clock,
+            CALL_DEADLINES.readinessMs,
+            'checking the stop-condition alarms',
+            (s) => ask(s),
+            signal,
+          );
+          this.result = waiting === null ? { ready: true } : { ready: false, waiting };
+        } catch (error) {
+          if (signal.aborted) break;
+          const refusal = refusalOf(error);
+          this.result = refusal
+            ? { ready: false, refusal }
+            : { ready: false, waiting: `a readable answer (${errorMessage(error)})` };
+          if (refusal) break;
+        }
+        await this.clock.sleep(this.everyMs, signal);
+      }
+    })();
+  }
+
+  latest(): { ready: boolean; waiting?: string; refusal?: InjectorRefusal } {
+    return this.result;
+  }
+
+  stop(): void {
+    this.ctl.abort();
   }
 }

@@ -1,5 +1,5 @@
 /** Static refusals (SPEC §5.1) as the engine's first gate: no network, nothing touched. */
-import type { Gate } from './gates.js';
+import type { Gate, GateRefusal } from './gates.js';
 import { staticRefusals } from '../plan/refusals.js';
 import type { LoadedPlan } from '../plan/load.js';
 
@@ -8,6 +8,9 @@ export function staticRefusalGate(loaded?: Pick<LoadedPlan, 'locate'>): Gate {
   return {
     name: 'static-refusals',
     stage: 'static',
+    async refusals(ctx): Promise<GateRefusal[]> {
+      return staticRefusals(ctx.plan, loaded);
+    },
     async check(ctx) {
       const refusals = staticRefusals(ctx.plan, loaded);
       if (refusals.length === 0) return { pass: true };
@@ -28,4 +31,21 @@ export function staticRefusalGate(loaded?: Pick<LoadedPlan, 'locate'>): Gate {
       };
     },
   };
+}
+
+/**
+ * A static gate's `refusals` from its `check`, for a gate that decides one thing (a catalog veto): its
+ * refusal as the one finding, with `rule`, or none when it passes. Events it records are dropped.
+ */
+export async function refusalsOfCheck(
+  gate: Pick<Gate, 'check'>,
+  rule: string,
+  ctx: Parameters<Gate['check']>[0],
+): Promise<GateRefusal[]> {
+  const outcome = await gate.check({ ...ctx, record: () => undefined });
+  if (outcome.pass) return [];
+  const field = outcome.field ?? '';
+  const message =
+    field === '' || outcome.reason.startsWith(`${field}:`) ? outcome.reason : `${field}: ${outcome.reason}`;
+  return [{ rule, field, message }];
 }

@@ -25,6 +25,8 @@ export interface ExperimentState {
   actions?: Record<string, string>;
   /** True when FIS reports at least one action actually started (the fault was really injected). */
   injected?: boolean;
+  /** When the first action started, as FIS reports it (ms since the epoch), once one has. */
+  actionStartedAt?: number;
 }
 
 export interface ResolvedTarget {
@@ -41,6 +43,10 @@ export interface RunContext {
   sha?: string;
 }
 
+/**
+ * Every method may be given an abort signal: the engine calls each one under a deadline and aborts the
+ * signal when it passes. An implementation passes it on to its transport so an abandoned call ends.
+ */
 export interface Injector {
   /** Creates or updates the experiment template for this plan; returns its id. */
   provision(
@@ -49,17 +55,35 @@ export interface Injector {
   ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }>;
   /** Resolves the targets without injecting (FIS dry run). */
   resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]>;
+  /**
+   * Whether the experiment may start now: null when every precondition holds (every stop-condition
+   * alarm OK), else what is still awaited (the lease alarm turning OK). Throws `InjectorRefusal` for a
+   * precondition that waiting cannot fix (kill switch engaged, another stop condition in ALARM). The
+   * engine keeps measuring the steady state while it waits, so the start follows a fresh measurement.
+   */
+  readiness?(signal?: AbortSignal): Promise<string | null>;
   /** Starts the experiment; idempotent for the same context. */
-  start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }>;
+  start(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<{ experimentId: string }>;
   /** Reads the experiment's current state. */
-  state(experimentId: string): Promise<ExperimentState>;
+  state(experimentId: string, signal?: AbortSignal): Promise<ExperimentState>;
   /** Requests a stop. Resolves when the request was accepted; the engine verifies. */
-  stop(experimentId: string, reason: string): Promise<void>;
+  stop(experimentId: string, reason: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** The lease: a heartbeat that keeps the experiment alive only while the runner is alive. */
 export interface Lease {
-  beat(): Promise<void>;
+  beat(signal?: AbortSignal): Promise<void>;
+  /**
+   * Forces the lease's stop condition to fire now (the lease alarm to ALARM), for when the engine has
+   * decided to stop and StopExperiment does not get through. Optional: without it, withheld heartbeats
+   * trip the alarm when a period passes empty.
+   */
+  trip?(reason: string, signal?: AbortSignal): Promise<void>;
   /** Interval between beats, ms. */
   readonly intervalMs: number;
 }

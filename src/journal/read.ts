@@ -1,5 +1,5 @@
 /** Reads a journal file: the final JSON, or the NDJSON prefix a crashed run left behind. */
-import { readFileSync } from 'node:fs';
+import { FileReadError, readFileBoundedSync } from '../files/read.js';
 import { applyRecord, type JournalRecord } from './writer.js';
 import type { Journal } from './types.js';
 
@@ -56,13 +56,20 @@ export function parseJournal(text: string, source = 'journal'): Journal {
   return journal;
 }
 
-/** Reads and parses a journal file. */
+/**
+ * Largest journal read. A 15-minute run at 1 s with a dozen SLIs writes a few MB; 256 MiB leaves room for
+ * runs of a day while bounding what `report` and `scan` hold in memory.
+ */
+export const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+
+/** Reads and parses a journal file (a regular file, capped: src/files/read.ts). */
 export function readJournal(path: string): Journal {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileBoundedSync(path, { what: 'journal', maxBytes: MAX_JOURNAL_BYTES }).text;
   } catch (error) {
-    throw new JournalError(`${path}: cannot read the journal: ${(error as Error).message}`);
+    if (!(error instanceof FileReadError)) throw error;
+    throw new JournalError(`${path}: cannot read the journal: ${error.reason}; expected ${error.expected}`);
   }
   return parseJournal(text, path);
 }

@@ -40,7 +40,12 @@ export interface SliValue {
 /** One tick: every SLI and expectation measured at one time. */
 export interface Measurement {
   at: number;
-  /** Seconds since injection (negative during the steady state). */
+  /** Length of the window the readings cover, ending at `at` (ms). */
+  windowMs?: number;
+  /**
+   * Written by older engines (seconds from a *planned* injection) and ignored: every report derives
+   * offsets from `at` through `timeOrigin` (src/journal/format.ts).
+   */
   t?: number;
   phase: Phase;
   requests: number | null;
@@ -66,6 +71,8 @@ export type EventType =
   | 'stop-failed'
   | 'fault-ended'
   | 'recovery'
+  | 'gap'
+  | 'lease'
   | 'signal'
   | 'error'
   | 'budget'
@@ -80,6 +87,12 @@ export interface JournalEvent {
 
 export interface Timings {
   startedAt?: number;
+  /** When StartExperiment returned the experiment id. */
+  experimentStartedAt?: number;
+  /**
+   * The origin of every report's time axis: when FIS reports the first action started (clamped to the
+   * span of our own StartExperiment call and first state read), else when StartExperiment returned.
+   */
   injectedAt?: number;
   firstBreachAt?: number;
   stopRequestedAt?: number;

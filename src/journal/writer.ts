@@ -5,6 +5,7 @@
  */
 import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { redactDeep } from '../security/redact.js';
 import type { Journal, JournalEvent, JournalHeader, Measurement, Verdict } from './types.js';
 
 /** Fields learned while the run goes (experiment id, targets, timings, budget). */
@@ -91,8 +92,11 @@ abstract class RecordingWriter implements JournalWriter {
   protected abstract close(journal: Journal): Promise<void>;
 
   private write(record: JournalRecord): void {
-    this.journal = applyRecord(this.journal, record);
-    this.append(JSON.stringify(record) + '\n');
+    // The one redactor (SPEC §11): no registered secret reaches the journal — the NDJSON lines, the final
+    // JSON, or the reports rendered from the journal this writer hands back.
+    const safe = redactDeep(record);
+    this.journal = applyRecord(this.journal, safe);
+    this.append(JSON.stringify(safe) + '\n');
   }
 
   begin(header: JournalHeader): void {

@@ -4,11 +4,13 @@
  * pass the result to the engine, which knows only the `MetricSource` interface.
  */
 import { PrometheusSource, type PrometheusOptions } from './prometheus/source.js';
+import { BadInputError } from '../errors/bad-input.js';
+import { redact, secrets } from '../security/redact.js';
 import { ScrapeMetricSource, type ScrapeOptions } from './scrape/source.js';
 import { sourceKindOf, type MetricSource, type Query, type Reading, type SourceKind } from './source.js';
 
 export { PrometheusSource, substituteWindow, type PrometheusOptions } from './prometheus/source.js';
-export { redact, REDACTED } from './prometheus/redact.js';
+export { REDACTED } from '../security/redact.js';
 export { credentialsFromEnv, type CredentialsProvider, type AwsCredentials } from './prometheus/sigv4.js';
 export { ScrapeMetricSource, type ScrapeOptions } from './scrape/source.js';
 export { checkBound, describeBound, statusOf, type BoundSpec } from './bounds.js';
@@ -55,10 +57,15 @@ export function createMetricSources(options: MetricSourcesOptions): MetricSource
 export function parseHeaderLine(line: string): [string, string] {
   const colon = line.indexOf(':');
   const name = colon > 0 ? line.slice(0, colon).trim() : '';
+  const value = colon > 0 ? line.slice(colon + 1).trim() : '';
+  // The value is a secret even in a malformed line: register it before any message can show it.
+  secrets.addHeader(value || line);
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-    throw new Error(`Prometheus header '${colon > 0 ? name : '(no name)'}' is not 'Name: value'`);
+    throw new BadInputError(
+      `Prometheus header '${colon > 0 ? redact(name) : '(no name)'}' is not 'Name: value'; expected an HTTP header name, a colon and the value`,
+    );
   }
-  return [name, line.slice(colon + 1).trim()];
+  return [name, value];
 }
 
 /** The Prometheus inputs a front door collects (flags or action inputs); unset ones fall back to the env. */
@@ -81,6 +88,11 @@ export function prometheusOptionsFrom(
   env: Record<string, string | undefined>,
 ): PrometheusOptions | undefined {
   const url = inputs.url ?? env[PROMETHEUS_ENV.url];
+  // Every credential below is a secret wherever it comes from (flag, input or environment), whether or
+  // not a URL is configured: registered with the one redactor before anything can print it.
+  secrets.addUrl(url);
+  secrets.add(inputs.bearerToken ?? env[PROMETHEUS_ENV.bearerToken]);
+  secrets.add(env[PROMETHEUS_ENV.password]);
   if (url === undefined || url === '') return undefined;
   const headers: Record<string, string> = {};
   const lines = [...(env[PROMETHEUS_ENV.headers] ?? '').split('\n'), ...(inputs.headers ?? [])];

@@ -4,7 +4,6 @@
  * and says what was expected, so a user can fix the plan without reading zod's internals.
  */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import {
   LineCounter,
   isAlias,
@@ -21,6 +20,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import { z } from 'zod';
+import { FileReadError, readFileBounded } from '../files/read.js';
 import { Duration, DURATION_EXPECTED, Plan } from './schema.js';
 
 /**
@@ -93,27 +93,22 @@ export function formatIssue(issue: PlanIssue): string {
 export async function loadPlan(path: string, displayFile: string = path): Promise<LoadedPlan> {
   let text: string;
   try {
-    const handle = await open(path, 'r');
-    try {
-      const { size } = await handle.stat();
-      // Refuse before reading: an oversized file is never pulled into memory whole.
-      if (size > MAX_PLAN_BYTES) throw new PlanError(displayFile, [oversized(displayFile, size)]);
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    // A regular file only, capped while reading (src/files/read.ts): no device, FIFO or directory.
+    text = (
+      await readFileBounded(path, { what: 'plan file', maxBytes: MAX_PLAN_BYTES, display: displayFile })
+    ).text;
   } catch (error) {
-    if (error instanceof PlanError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof FileReadError)) throw error;
+    if (error.problem === 'too-large') throw new PlanError(displayFile, [oversized(displayFile)]);
     throw new PlanError(displayFile, [
       {
         file: displayFile,
         line: 1,
         column: 1,
         field: '',
-        value: path,
-        expected: 'a readable plan file',
-        message: `cannot read the plan file: ${reason}`,
+        value: displayFile,
+        expected: error.expected,
+        message: `cannot read the plan file: ${error.reason}; expected ${error.expected}`,
       },
     ]);
   }
@@ -176,7 +171,9 @@ export function parsePlan(text: string, file: string): LoadedPlan {
     return offset === undefined ? undefined : at(offset);
   };
 
-  const result = Plan.safeParse(data);
+  // One parse per process: zod's JIT (a `new Function` per object schema) costs more than it saves here,
+  // and `validate` must start within 2.5× of a bare Node (issue 17).
+  const result = Plan.safeParse(data, { jitless: true });
   if (!result.success) {
     const issues = flattenIssues(result.error.issues).map((issue) => toPlanIssue(issue, data, doc, file, at));
     issues.sort((a, b) => a.line - b.line || a.column - b.column || a.field.localeCompare(b.field));
@@ -250,15 +247,17 @@ export function parsePath(field: string): PathSegment[] | undefined {
   return segments;
 }
 
-function oversized(file: string, bytes: number): PlanIssue {
+/** `bytes` is the size when known; a file cut off while reading is only known to be larger. */
+function oversized(file: string, bytes?: number): PlanIssue {
+  const size = bytes === undefined ? `larger than ${MAX_PLAN_BYTES} bytes` : `${bytes} bytes`;
   return {
     file,
     line: 1,
     column: 1,
     field: '',
-    value: bytes,
+    ...(bytes === undefined ? {} : { value: bytes }),
     expected: `at most ${MAX_PLAN_BYTES} bytes`,
-    message: `the plan file is ${bytes} bytes; expected at most ${MAX_PLAN_BYTES} bytes (MAX_PLAN_BYTES)`,
+    message: `the plan file is ${size}; expected at most ${MAX_PLAN_BYTES} bytes (MAX_PLAN_BYTES)`,
   };
 }
 
@@ -710,4 +709,47 @@ function allowedKeys(path: readonly PathSegment[]): string[] | undefined {
   };
   collect(schemaAt(path));
   return keys.size > 0 ? [...keys] : undefined;
+}
+
+/**
+ * One zod issue of a schema other than the plan's (a scenario, a policy, CLI flags) in the plan's
+ * wording: the value and what is expected, never zod's own text (`Invalid input: expected number,
+ * received undefined`). `value` is the offending value as read, undefined when the field is missing.
+ */
+export function describeZodIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === 'unrecognized_keys') {
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  }
+  let expected: string;
+  switch (issue.code) {
+    case 'invalid_type':
+      expected = TYPE_NAMES[issue.expected] ?? issue.expected;
+      break;
+    case 'invalid_value':
+      expected =
+        issue.values.length === 1
+          ? JSON.stringify(issue.values[0])
+          : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      break;
+    case 'invalid_format':
+      expected = issue.message.startsWith('Invalid') ? `a valid ${issue.format}` : issue.message;
+      break;
+    case 'too_small':
+      expected = sizeBound(issue.origin, issue.minimum, issue.inclusive ?? true, 'min', issue.message);
+      break;
+    case 'too_big':
+      expected = sizeBound(issue.origin, issue.maximum, issue.inclusive ?? true, 'max', issue.message);
+      break;
+    case 'not_multiple_of':
+      expected = `a multiple of ${String(issue.divisor)}`;
+      break;
+    case 'invalid_union':
+      expected = 'one of the accepted shapes';
+      break;
+    default:
+      expected = issue.message;
+  }
+  if (value === undefined) return `required field is missing; expected ${expected}`;
+  if (value === null) return `the value is empty; expected ${expected}`;
+  return `${showValue(value)} is not valid; expected ${expected}`;
 }

@@ -3,9 +3,11 @@
  * network. A refusal names the field, the value and the limit, so the author knows what to change.
  */
 import { parser as promqlParser } from '@prometheus-io/lezer-promql';
+import { checkBudgetDamage } from './budget-damage.js';
 import { formatDuration } from './duration.js';
 import { formatPath, type LoadedPlan, type PathSegment } from './load.js';
-import type { FisAction, Plan } from './schema.js';
+import { isPlaceholder, placeholderFields, PLACEHOLDER_PREFIX } from './placeholders.js';
+import type { CloudWatchSource, FisAction, Plan } from './schema.js';
 
 /** Stop conditions FIS accepts per experiment template (quota L-872EC72B, SEMANTICS §3.3 and §6). */
 export const FIS_MAX_STOP_CONDITIONS = 5;
@@ -15,6 +17,14 @@ export const GATE_STOP_CONDITIONS = 2;
 
 /** Actions FIS accepts per experiment template (SEMANTICS §3.8). */
 export const FIS_MAX_ACTIONS = 20;
+
+/**
+ * The shortest `hypothesis.interval` a run accepts. Every tick reads every SLI and must be back by the
+ * end of the tick; 1 s is the finest resolution CloudWatch stores (high-resolution metrics) and a tick
+ * that still leaves room for a network round trip to Prometheus, CloudWatch and FIS. `0s` would make a
+ * run measure every millisecond.
+ */
+export const MIN_INTERVAL_MS = 1000;
 
 /** Longest PromQL excerpt quoted in a refusal message; the full query stays in `value`. */
 const MAX_QUOTED_QUERY = 120;
@@ -41,6 +51,14 @@ export type RefusalRule =
   | 'start-after-cycle'
   | 'too-many-stop-conditions'
   | 'too-many-actions'
+  | 'budget-damage'
+  | 'cloudwatch-period-below-resolution'
+  | 'interval-too-short'
+  | 'selection-out-of-range'
+  | 'blind-after-exceeds-fault'
+  | 'abort-for-exceeds-fault'
+  /** A `<fill in: …>` value a generated plan (`chaos-gate import`) left for its author. */
+  | 'placeholder'
   /** Raised by the front doors from the failover model (analysis/), which plan/ cannot import. */
   | 'failover-predicted-to-fail';
 
@@ -70,6 +88,8 @@ export function staticRefusals(plan: Plan, loaded?: Pick<LoadedPlan, 'locate'>):
     limit: string | number,
     why: string,
   ) => {
+    // A placeholder is refused once, as a placeholder, not again by every rule its value breaks.
+    if (rule !== 'placeholder' && isPlaceholder(value)) return;
     const field = formatPath(path);
     const position = loaded?.locate(path) ?? nearest(loaded, path);
     out.push({
@@ -82,11 +102,23 @@ export function staticRefusals(plan: Plan, loaded?: Pick<LoadedPlan, 'locate'>):
     });
   };
 
+  for (const p of placeholderFields(plan))
+    add(
+      'placeholder',
+      p.path,
+      PLACEHOLDER_PREFIX + p.text + '>',
+      'a value',
+      `placeholder left to fill in: ${p.text}`,
+    );
+  checkInterval(plan, add);
   checkSlisAndAbort(plan, add);
+  checkFaultMeasurements(plan, add);
   checkDurations(plan, add);
   checkTargets(plan, add);
   checkActions(plan, add);
   checkPromql(plan, add);
+  checkBudgetDamage(plan, add);
+  checkCloudWatchPeriods(plan, add);
 
   const stopConditions = plan.fis.stopConditions.length;
   const allowed = FIS_MAX_STOP_CONDITIONS - GATE_STOP_CONDITIONS;
@@ -109,6 +141,57 @@ type Add = (
   limit: string | number,
   why: string,
 ) => void;
+
+function checkInterval(plan: Plan, add: Add): void {
+  const interval = plan.hypothesis.interval;
+  if (interval >= MIN_INTERVAL_MS) return;
+  add(
+    'interval-too-short',
+    ['hypothesis', 'interval'],
+    formatDuration(interval),
+    formatDuration(MIN_INTERVAL_MS),
+    `interval ${formatDuration(interval)} is shorter than the minimum of ${formatDuration(MIN_INTERVAL_MS)}: every tick reads every SLI and must be back before the next; expected ${formatDuration(MIN_INTERVAL_MS)} or longer`,
+  );
+}
+
+/** Measurements a run takes while the fault is on: the longest action chain in whole intervals. */
+export function faultMeasurements(plan: Plan): number {
+  return Math.floor(actionChainMs(plan) / plan.hypothesis.interval);
+}
+
+/**
+ * Blindness and abort rules count measurements taken while the fault is on; a count the fault can never
+ * reach means the rule can never fire. Checked where the actions declare how long they hold the fault
+ * (an instantaneous action such as a pod delete declares none).
+ */
+function checkFaultMeasurements(plan: Plan, add: Add): void {
+  const interval = plan.hypothesis.interval;
+  const chain = actionChainMs(plan);
+  if (chain <= 0 || !(interval >= MIN_INTERVAL_MS)) return;
+  const n = faultMeasurements(plan);
+  const during = `the fault lasts ${formatDuration(chain)}, ${n} ${n === 1 ? 'measurement' : 'measurements'} at ${formatDuration(interval)}`;
+  const blindAfter = plan.abort.blindAfter;
+  if (blindAfter > n) {
+    add(
+      'blind-after-exceeds-fault',
+      ['abort', 'blindAfter'],
+      blindAfter,
+      n,
+      `blindAfter ${blindAfter} failed measurements in a row can never happen: ${during}, so lost telemetry could never stop the run; expected at most ${n}`,
+    );
+  }
+  plan.abort.rules.forEach((rule, i) => {
+    const needed = Math.ceil(rule.for / interval);
+    if (needed <= n) return;
+    add(
+      'abort-for-exceeds-fault',
+      ['abort', 'rules', i, 'for'],
+      formatDuration(rule.for),
+      formatDuration(n * interval),
+      `for ${formatDuration(rule.for)} needs ${needed} breaching measurements in a row, but ${during}, so this rule can never trip; expected at most ${formatDuration(n * interval)}`,
+    );
+  });
+}
 
 function nearest(loaded: Pick<LoadedPlan, 'locate'> | undefined, path: PathSegment[]) {
   if (!loaded) return undefined;
@@ -341,6 +424,24 @@ function checkTargets(plan: Plan, add: Add): void {
     const mode = target.selectionMode;
     const count = /^COUNT\((\d+)\)$/.exec(mode);
     const percent = /^PERCENT\((\d+)\)$/.exec(mode);
+    if (count && Number(count[1]) < 1) {
+      add(
+        'selection-out-of-range',
+        [...base, 'selectionMode'],
+        mode,
+        'COUNT(n) with n ≥ 1',
+        `${mode} selects no resource, so the experiment would inject nothing; expected COUNT(n) with n ≥ 1`,
+      );
+    }
+    if (percent && !(Number(percent[1]) >= 1 && Number(percent[1]) <= 100)) {
+      add(
+        'selection-out-of-range',
+        [...base, 'selectionMode'],
+        mode,
+        'PERCENT(n) with n from 1 to 100',
+        `${mode} is not a share of the matching resources FIS accepts; expected PERCENT(n) with n from 1 to 100`,
+      );
+    }
     if (mode === 'ALL' && radius.maxPercent < 100) {
       add(
         'select-all',
@@ -529,6 +630,76 @@ function checkPromql(plan: Plan, add: Add): void {
       query,
       'valid PromQL',
       `PromQL does not parse at ${where}${near ? ` (near '${near}')` : ' (unexpected end)'}: ${JSON.stringify(quoted.trim())}`,
+    );
+  }
+}
+
+/** The resolution AWS service metrics are published at unless listed in {@link AWS_SUB_MINUTE_NAMESPACES}. */
+export const AWS_STANDARD_RESOLUTION_MS = 60_000;
+
+/**
+ * The AWS namespaces that AWS documents as publishing below a minute, with the finest period they
+ * reach. Everything else under `AWS/` is standard resolution (one datapoint a minute, some services
+ * coarser still, e.g. EC2 without detailed monitoring at 5 minutes — which no plan can know).
+ */
+export const AWS_SUB_MINUTE_NAMESPACES: Readonly<Record<string, number>> = {
+  // SageMaker endpoints: ConcurrentRequestsPerModel/PerCopy are high-resolution metrics, and
+  // MetricsConfig.MetricPublishFrequencyInSeconds can publish invocation metrics every 10 or 30 s.
+  'AWS/SageMaker': 10_000,
+  // CloudWatch Network Monitor: a monitor's aggregationPeriod is 30 or 60 s.
+  'AWS/NetworkMonitor': 30_000,
+};
+
+/**
+ * The finest period a namespace can be read at, where that is knowable from the name alone: AWS
+ * namespaces publish at a documented resolution; custom namespaces may be high-resolution (1 s), so
+ * nothing is known about them.
+ */
+export function knownResolutionMs(namespace: string): number | undefined {
+  if (!namespace.startsWith('AWS/')) return undefined;
+  return AWS_SUB_MINUTE_NAMESPACES[namespace] ?? AWS_STANDARD_RESOLUTION_MS;
+}
+
+/** Every CloudWatch source in a plan with its field path (SLIs, expectations, requests, budget). */
+export function cloudwatchFields(plan: Plan): { path: PathSegment[]; spec: CloudWatchSource }[] {
+  const out: { path: PathSegment[]; spec: CloudWatchSource }[] = [];
+  const h = plan.hypothesis;
+  const take = (base: PathSegment[], spec: CloudWatchSource | undefined) => {
+    if (spec) out.push({ path: [...base, 'cloudwatch'], spec });
+  };
+  take(['hypothesis', 'requests'], h.requests?.cloudwatch);
+  h.slis.forEach((s, i) => take(['hypothesis', 'slis', i], s.cloudwatch));
+  h.expect.forEach((e, i) => take(['hypothesis', 'expect', i], e.cloudwatch));
+  if (plan.budget) {
+    for (const part of ['errors', 'total'] as const) take(['budget', part], plan.budget[part].cloudwatch);
+  }
+  return out;
+}
+
+/**
+ * A period shorter than the metric's resolution never holds a whole measurement: CloudWatch has one
+ * datapoint per resolution step, so most such periods are empty (no-data) and the rest carry a whole
+ * step's figure as if it were the period's. Refused where the resolution is known (AWS namespaces).
+ */
+function checkCloudWatchPeriods(plan: Plan, add: Add): void {
+  for (const { path, spec } of cloudwatchFields(plan)) {
+    const namespaces =
+      'expression' in spec ? Object.values(spec.metrics).map((m) => m.namespace) : [spec.namespace];
+    let coarsest: { namespace: string; ms: number } | undefined;
+    for (const namespace of namespaces) {
+      const ms = knownResolutionMs(namespace);
+      if (ms !== undefined && (!coarsest || ms > coarsest.ms)) coarsest = { namespace, ms };
+    }
+    if (!coarsest || spec.period >= coarsest.ms) continue;
+    const period = formatDuration(spec.period);
+    const resolution = formatDuration(coarsest.ms);
+    const standard = coarsest.ms === AWS_STANDARD_RESOLUTION_MS ? 'standard resolution, ' : '';
+    add(
+      'cloudwatch-period-below-resolution',
+      [...path, 'period'],
+      period,
+      resolution,
+      `period ${period} is finer than ${coarsest.namespace} publishes: ${standard}at most one datapoint per ${resolution}, so a ${period} period never holds a whole measurement; expected ${resolution} or longer`,
     );
   }
 }

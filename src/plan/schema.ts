@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { Fis } from './fis.js';
 
 /** What a duration field accepts, phrased for error messages. */
 export const DURATION_EXPECTED = 'a duration such as 500ms, 5s, 2m, 1h or 30d';
@@ -22,7 +23,6 @@ const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
 
 const Dimensions = z.record(z.string(), z.string());
 
-/** A CloudWatch metric stat query, or a metric-math expression over such queries. */
 /**
  * CloudWatch accepts a metric period of 1, 5, 10, 20 or 30 s (high resolution) or a multiple of 60 s
  * (PutMetricAlarm/GetMetricData `Period`, SEMANTICS §5.2); anything else fails only at run time.
@@ -34,6 +34,16 @@ const CloudWatchPeriod = Duration.refine(
   },
 );
 
+/**
+ * How long after a period ends its datapoints may still be arriving. Readings cover only periods that
+ * ended at least this long before the tick (metrics/cloudwatch/window.ts holds the defaults: 5s for
+ * sub-minute periods, 2m for a minute or more).
+ */
+const IngestionDelay = Duration.describe(
+  'How long after a period ends its data may still arrive; only periods that ended at least this long ago are read. Default 5s for periods under a minute, 2m otherwise.',
+).optional();
+
+/** A CloudWatch metric stat query, or a metric-math expression over such queries. */
 export const CloudWatchSource = z.union([
   z.strictObject({
     namespace: z.string().min(1),
@@ -42,6 +52,7 @@ export const CloudWatchSource = z.union([
     stat: z.string().min(1).default('Sum'),
     period: CloudWatchPeriod.prefault('60s'),
     unit: z.string().optional(),
+    ingestionDelay: IngestionDelay,
   }),
   z.strictObject({
     expression: z.string().min(1),
@@ -57,6 +68,7 @@ export const CloudWatchSource = z.union([
       )
       .default({}),
     period: CloudWatchPeriod.prefault('60s'),
+    ingestionDelay: IngestionDelay,
   }),
 ]);
 
@@ -66,8 +78,13 @@ const Selector = z.string().min(1);
 /** An SLI computed from the difference between two scrapes of a `/metrics` endpoint. */
 export const ScrapeSource = z
   .strictObject({
-    /** URL of the metrics endpoint; `${VAR}` is expanded from the environment. */
-    url: z.string().min(1),
+    /** URL of the metrics endpoint; `${VAR}` expands a variable the plan declares in `env:`. */
+    url: z
+      .string()
+      .min(1)
+      .describe(
+        'URL of the metrics endpoint; ${NAME} expands a variable declared in the top-level env: list.',
+      ),
     /** errors / total over the window (counter increases). */
     ratio: z.strictObject({ numerator: Selector, denominator: Selector }).optional(),
     /** Counter increase over the window. */
@@ -227,57 +244,16 @@ export const Budget = z.strictObject({
     .optional(),
 });
 
-/** ARNs FIS accepts in one target's `resourceArns` (M-FIS, SEMANTICS §2.1). */
-export const FIS_MAX_TARGET_ARNS = 5;
-
-/** Longest action parameter value FIS accepts (M-FIS `ExperimentTemplateActionParameter`, SEMANTICS §2.1). */
-export const FIS_MAX_PARAMETER_LENGTH = 1024;
-
-/** FIS template pieces in FIS's own shape, so an existing template imports as is. */
-export const FisTarget = z
-  .strictObject({
-    resourceType: z.string().min(1),
-    resourceArns: z
-      .array(z.string())
-      .max(FIS_MAX_TARGET_ARNS, { message: `at most ${FIS_MAX_TARGET_ARNS} ARNs (FIS limit per target)` })
-      .optional(),
-    resourceTags: TagMap.optional(),
-    filters: z.array(z.strictObject({ path: z.string(), values: z.array(z.string()) })).optional(),
-    selectionMode: z.string().regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
-      message: 'ALL, COUNT(n) or PERCENT(n)',
-    }),
-    parameters: z.record(z.string(), z.string()).optional(),
-  })
-  .refine((t) => t.resourceArns === undefined || t.resourceTags === undefined, {
-    message: 'resourceArns or resourceTags, not both (FIS rejects a target with both)',
-  });
-
-/** FIS rejects whitespace anywhere in an action parameter value, so JSON parameters must be minified. */
-const FisActionParameter = z
-  .string()
-  .regex(/^\S+$/, { message: 'a value without spaces (FIS rejects whitespace; minify JSON parameters)' })
-  .max(FIS_MAX_PARAMETER_LENGTH, { message: `at most ${FIS_MAX_PARAMETER_LENGTH} characters (FIS limit)` });
-
-export const FisAction = z.strictObject({
-  actionId: z.string().min(1),
-  description: z.string().optional(),
-  parameters: z.record(z.string(), FisActionParameter).optional(),
-  targets: z.record(z.string(), z.string()).optional(),
-  startAfter: z.array(z.string()).optional(),
-});
-
-export const Fis = z.strictObject({
-  roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, { message: 'an IAM role ARN' }),
-  description: z.string().optional(),
-  targets: z.record(z.string(), FisTarget),
-  actions: z.record(z.string(), FisAction),
-  /** Extra stop conditions: CloudWatch alarm ARNs. */
-  stopConditions: z
-    .array(z.string().regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' }))
-    .default([]),
-  emptyTargetResolutionMode: z.enum(['fail', 'skip']).optional(),
-  reportConfiguration: z.record(z.string(), z.unknown()).optional(),
-});
+/** The `fis:` section lives in ./fis.ts: FIS's own CreateExperimentTemplate shape, every field. */
+export {
+  FIS_MAX_PARAMETER_LENGTH,
+  FIS_MAX_TARGET_ARNS,
+  Fis,
+  FisAction,
+  FisTarget,
+  stopConditionAlarms,
+  emptyTargetMode,
+} from './fis.js';
 
 /** Inputs of the regional failover model (SPEC §9.2). */
 export const Failover = z.strictObject({
@@ -318,7 +294,26 @@ export const Hypothesis = z.strictObject({
     .describe('Every SLI back within bounds this soon after the stop.'),
 });
 
-export const Plan = z.strictObject({
+/** An environment variable name, as POSIX shells accept it. */
+export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+const EnvName = z.string().regex(new RegExp(ENV_NAME_PATTERN), {
+  message: 'an environment variable name (letters, digits and _, not starting with a digit)',
+});
+
+/**
+ * A variable the plan may expand (`${NAME}` in a scrape URL). Its value is a secret — masked in every
+ * report and log — unless declared `public: true` (a host name, a port).
+ */
+export const EnvDeclaration = z.union([
+  EnvName,
+  z.strictObject({
+    name: EnvName,
+    public: z.boolean().default(false).describe('true: the value is not a secret and may be shown.'),
+  }),
+]);
+
+const PlanFields = z.strictObject({
   version: z.literal(1).describe('Plan format version: 1.'),
   id: Slug.describe('Slug naming the check run and the FIS template.'),
   title: z.string().min(1),
@@ -343,6 +338,71 @@ export const Plan = z.strictObject({
   budget: Budget.optional().describe('The SLO and the share of its error budget experiments may spend.'),
   fis: Fis.describe('The fault, in the FIS experiment template shape.'),
   failover: Failover.optional().describe('Inputs of the regional failover model.'),
+  env: z
+    .array(EnvDeclaration)
+    .default([])
+    .describe(
+      'Environment variables the plan may expand as ${NAME} (scrape URLs): nothing else is read from the environment. Values are secrets unless public: true.',
+    ),
+});
+
+/** `${…}` in a string: a well-formed reference has a variable name inside. */
+const ENV_REFERENCE = /\$\{([^}]*)\}?/g;
+
+/** The `${NAME}` references of a string; `valid: false` for `${}`, `${1X}` or an unclosed `${`. */
+export function envReferences(text: string): { name: string; valid: boolean }[] {
+  const out: { name: string; valid: boolean }[] = [];
+  for (const m of text.matchAll(ENV_REFERENCE)) {
+    const name = m[1] ?? '';
+    out.push({ name, valid: m[0].endsWith('}') && new RegExp(ENV_NAME_PATTERN).test(name) });
+  }
+  return out;
+}
+
+/** Where a plan may write `${NAME}`: every scrape URL, with its field path. */
+export function scrapeUrlFields(plan: {
+  hypothesis: { slis: SourceSpec[]; expect?: SourceSpec[] | undefined; requests?: SourceSpec | undefined };
+}): { path: (string | number)[]; url: string }[] {
+  const out: { path: (string | number)[]; url: string }[] = [];
+  plan.hypothesis.slis.forEach((s, i) => {
+    if (s.scrape) out.push({ path: ['hypothesis', 'slis', i, 'scrape', 'url'], url: s.scrape.url });
+  });
+  (plan.hypothesis.expect ?? []).forEach((e, i) => {
+    if (e.scrape) out.push({ path: ['hypothesis', 'expect', i, 'scrape', 'url'], url: e.scrape.url });
+  });
+  const r = plan.hypothesis.requests;
+  if (r?.scrape) out.push({ path: ['hypothesis', 'requests', 'scrape', 'url'], url: r.scrape.url });
+  return out;
+}
+
+/** The name of an `env:` entry. */
+export function envDeclarationName(d: z.output<typeof EnvDeclaration>): string {
+  return typeof d === 'string' ? d : d.name;
+}
+
+/**
+ * The plan: its fields, and the rule that a `${NAME}` may only expand a variable the plan declares in
+ * `env:` (SPEC §11), so a plan cannot read the runner's whole environment.
+ */
+export const Plan = PlanFields.superRefine((plan, ctx) => {
+  const declared = new Set(plan.env.map(envDeclarationName));
+  for (const { path, url } of scrapeUrlFields(plan)) {
+    for (const ref of envReferences(url)) {
+      if (!ref.valid) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `\${NAME} references with a variable name (found \${${ref.name}})`,
+        });
+      } else if (!declared.has(ref.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `\${${ref.name}} declared in the top-level env: list (env: [${ref.name}]); a plan expands only the variables it declares`,
+        });
+      }
+    }
+  }
 });
 
 export type Plan = z.output<typeof Plan>;
@@ -353,9 +413,9 @@ export type AbortRule = z.output<typeof AbortRule>;
 export type CloudWatchSource = z.output<typeof CloudWatchSource>;
 export type ScrapeSource = z.output<typeof ScrapeSource>;
 export type Bound = z.output<typeof Bound>;
-export type FisTarget = z.output<typeof FisTarget>;
-export type FisAction = z.output<typeof FisAction>;
+export type { FisStopCondition, FisTargetAccount } from './fis.js';
 export type Failover = z.output<typeof Failover>;
+export type EnvDeclaration = z.output<typeof EnvDeclaration>;
 
 /** The source of a number: exactly one of these is set. */
 export interface SourceSpec {

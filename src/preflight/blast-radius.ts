@@ -6,6 +6,8 @@
 import type { Gate, GateContext } from '../engine/gates.js';
 import type { ResolvedTarget } from '../injector/injector.js';
 import type { FisTarget, Plan } from '../plan/schema.js';
+import { rethrowSetupError } from './setup-error.js';
+import { customResourceRefusals } from './kubernetes-chaos.js';
 
 /** The limits a selection is compared with: the stricter of the plan and the policy. */
 export interface BlastLimits {
@@ -15,6 +17,8 @@ export interface BlastLimits {
   forbidTags: Record<string, string[]>;
   /** Tag key → required value. */
   requireTags: Record<string, string>;
+  /** The accounts resolved targets may be in (the policy's `accounts`); undefined: any. */
+  accounts?: readonly string[] | undefined;
 }
 
 /** The plan's own limits (used when no policy applies). */
@@ -124,15 +128,67 @@ function matchesForbidden(
   return undefined;
 }
 
-/** Compares the selection FIS will make with the limits. Pure: every rounding boundary is table-tested. */
+/** The account of an ARN (`arn:aws:ec2:us-east-1:123456789012:…` → `123456789012`). */
+function accountOf(arn: string): string {
+  return arn.split(':')[4] ?? '';
+}
+
+/**
+ * Compares the selection FIS will make with the limits. Pure: every rounding boundary is table-tested.
+ *
+ * A multi-account experiment resolves and selects in every target account separately ("Action quotas
+ * apply per account", FIS UG "Work with multi-account experiments"), so every limit applies to every
+ * account: each account's selection is checked as a single-account experiment would be, the forbidden and
+ * required tags hold for every resolved target, and each target's account must be one the limits allow.
+ * Candidate counts come from the runner's own account and are used only for a single-account plan.
+ */
 export function blastRadiusDecision(input: BlastInputs): BlastDecision {
+  const single = singleOrMulti(input);
+  // The pods a Chaos Mesh or Litmus resource picks are bounded by the same limits as FIS's own targets.
+  const pods = customResourceRefusals(input.plan, input.resolved, input.limits);
+  return pods.length ? { ...single, ok: false, refusals: [...single.refusals, ...pods] } : single;
+}
+
+function singleOrMulti(input: BlastInputs): BlastDecision {
+  const multi = input.plan.fis.experimentOptions?.accountTargeting === 'multi-account';
+  if (!multi) return accountDecision(input, '');
+  const accounts = [
+    ...new Set([
+      ...(input.plan.fis.targetAccountConfigurations ?? []).map((a) => a.accountId),
+      ...input.resolved.map((r) => accountOf(r.arn)),
+    ]),
+  ].sort();
+  const decisions = accounts.map((account) =>
+    accountDecision(
+      {
+        ...input,
+        available: undefined,
+        resolved: input.resolved.filter((r) => accountOf(r.arn) === account),
+      },
+      account,
+    ),
+  );
+  const refusals = decisions.flatMap((d) => d.refusals);
+  return {
+    ok: refusals.length === 0,
+    selections: decisions.flatMap((d) => d.selections),
+    totalSelected: decisions.reduce((sum, d) => sum + d.totalSelected, 0),
+    refusals,
+  };
+}
+
+/** One account's decision (`account` empty for a single-account experiment). */
+function accountDecision(input: BlastInputs, account: string): BlastDecision {
   const { plan, limits } = input;
   const refusals: BlastRefusal[] = [];
   const selections: TargetSelection[] = [];
   const field = (name: string): string => `fis.targets.${name}.selectionMode`;
-
+  const where = account ? ` in account ${account}` : '';
   for (const [name, target] of Object.entries(plan.fis.targets)) {
     const resolved = input.resolved.filter((r) => r.target === name);
+    // Listed ARNs name their accounts: in an account none of them is in, the target selects nothing.
+    const arnsHere = target.resourceArns?.filter((a) => !account || accountOf(a) === account);
+    if (account && target.resourceArns && arnsHere?.length === 0) continue;
     const mode = parseSelectionMode(target.selectionMode);
     if (!mode) {
       refusals.push({
@@ -141,7 +197,7 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
       });
       continue;
     }
-    const available = input.available?.[name] ?? target.resourceArns?.length;
+    const available = input.available?.[name] ?? arnsHere?.length;
     const predicted = available === undefined ? undefined : selectionCount(mode, available);
     const selected = Math.max(predicted ?? 0, resolved.length);
     selections.push({ target: name, selectionMode: target.selectionMode, available, selected, resolved });
@@ -151,7 +207,7 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
         available === undefined
           ? 'the dry run resolved no resource'
           : `${target.selectionMode} of ${available} candidate${available === 1 ? '' : 's'} rounds down to 0`;
-      refusals.push({ field: field(name), reason: `target ${name} selects no resource: ${why}` });
+      refusals.push({ field: field(name), reason: `target ${name} selects no resource${where}: ${why}` });
       continue;
     }
     if (limits.maxPercent < 100) {
@@ -161,7 +217,7 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
           refusals.push({
             field: 'blastRadius.maxPercent',
             reason:
-              `target ${name} selects ${selected} of ${available} (${pct(selected, available)}) with ${target.selectionMode}; ` +
+              `target ${name} selects ${selected} of ${available} (${pct(selected, available)}) with ${target.selectionMode}${where}; ` +
               `blastRadius.maxPercent ${limits.maxPercent}% allows at most ${allowed} of ${available} (rounded down)`,
           });
         }
@@ -188,7 +244,7 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
     refusals.push({
       field: 'blastRadius.maxTargets',
       reason:
-        `the experiment selects ${totalSelected} target${totalSelected === 1 ? '' : 's'} ` +
+        `the experiment selects ${totalSelected} target${totalSelected === 1 ? '' : 's'}${where} ` +
         `(${selections.map((s) => `${s.target}: ${s.selected}`).join(', ')}) > blastRadius.maxTargets ${limits.maxTargets}`,
     });
   }
@@ -199,7 +255,11 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
       if (guarded && (input.unknownTags ?? 'refuse') === 'refuse') {
         refusals.push({
           field: 'blastRadius.forbidTags',
-          reason: `resolved target ${r.arn} (${r.target}) carries no tag information, so it cannot be shown free of forbidden tags`,
+          reason:
+            `resolved target ${r.arn} (${r.target}) carries no tag information, so it cannot be shown free of forbidden tags` +
+            (account
+              ? `; it is in target account ${account}, whose tags chaos-gate reads through the role CHAOS_GATE_TARGET_ACCOUNT_ROLE names (docs/fis.md)`
+              : ''),
         });
       }
       continue;
@@ -216,6 +276,16 @@ export function blastRadiusDecision(input: BlastInputs): BlastDecision {
       refusals.push({
         field: 'blastRadius.requireTags',
         reason: `resolved target ${r.arn} (${r.target}) lacks the required tag${missing.length > 1 ? 's' : ''} ${missing.map(([k, v]) => `${k}=${v}`).join(', ')}`,
+      });
+    }
+  }
+  if (limits.accounts) {
+    for (const r of input.resolved) {
+      const a = accountOf(r.arn);
+      if (!a || limits.accounts.includes(a)) continue;
+      refusals.push({
+        field: account ? 'fis.targetAccountConfigurations' : `fis.targets.${r.target}`,
+        reason: `resolved target ${r.arn} (${r.target}) is in account ${a}, which the policy does not allow (allowed: ${limits.accounts.join(', ') || 'none'})`,
       });
     }
   }
@@ -251,6 +321,8 @@ export function blastRadiusGate(options: BlastRadiusGateOptions = {}): Gate {
             const count = await options.candidates.candidates(name, target, ctx.signal);
             if (count !== undefined) available[name] = count;
           } catch (error) {
+            // A counter that reports a broken set-up (`SetupError`) ends the run `failed`, not `not-run`.
+            rethrowSetupError(error, `cannot count the candidates of target ${name}`);
             return {
               pass: false,
               verdict: 'not-run',

@@ -18,6 +18,7 @@ import type { MetricSource, SourceKind } from '../metrics/source.js';
 import { sourceKindOf } from '../metrics/source.js';
 import { formatDuration } from '../plan/duration.js';
 import type { Plan } from '../plan/schema.js';
+import { rethrowSetupError } from './setup-error.js';
 
 type BudgetSpec = NonNullable<Plan['budget']>;
 /** The error or total query of the budget: exactly one of prometheus, cloudwatch. */
@@ -217,7 +218,8 @@ export interface BudgetGateOptions {
 
 /**
  * The budget as a gate: exhausted → `refused` with all four numbers; a count or the ledger that cannot be
- * read → `not-run` (the budget cannot be shown to allow the run). Passing records the figures.
+ * read → `not-run` (the budget cannot be shown to allow the run), unless the reader's set-up is broken (a
+ * `SetupError`), which ends the run `failed`. Passing records the figures.
  */
 export function budgetGate(options: BudgetGateOptions): Gate {
   return {
@@ -237,6 +239,7 @@ export function budgetGate(options: BudgetGateOptions): Gate {
             ctx.signal,
           );
         } catch (error) {
+          rethrowSetupError(error, `cannot read budget.${which}`);
           return errorMessage(error);
         }
         if (r.value === null || !Number.isFinite(r.value) || r.value < 0) {
@@ -249,6 +252,7 @@ export function budgetGate(options: BudgetGateOptions): Gate {
       try {
         ledgerSpent = await options.ledger.spent(ctx.plan.service, budget.window, ctx.now);
       } catch (error) {
+        rethrowSetupError(error, 'cannot read the chaos ledger');
         ledgerSpent = errorMessage(error);
       }
       const failures = [

@@ -5,10 +5,10 @@
  * (`redis ← payment-api ← checkout (shared SPOF)`, read "redis, which payment-api depends on, which
  * checkout depends on").
  */
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Gate } from '../engine/gates.js';
+import { refusalsOfCheck } from '../engine/static-gate.js';
+import { FileReadError, type PlanFileReader } from '../files/read.js';
 import { MAX_YAML_ALIASES } from '../plan/load.js';
 
 /** The annotation that marks a shared single point of failure. */
@@ -211,27 +211,36 @@ export function downstreamClosure(catalog: Catalog, targets: readonly string[]):
 }
 
 export interface CatalogGateOptions {
-  /** Directory the plan's `blastRadius.catalog.path` is relative to (the plan file's directory). */
-  baseDir: string;
+  /**
+   * Reads `blastRadius.catalog.path` (relative to the plan file, confined to the workspace: SPEC §11).
+   * Without one, a plan that names a catalog is refused: the gate never reads a file on its own.
+   */
+  read?: PlanFileReader | undefined;
 }
 
 /** The dependency-closure veto as a `static` gate; no catalog in the plan → pass. */
 export function catalogGate(options: CatalogGateOptions): Gate {
-  return {
+  const gate: Gate = {
     name: 'dependency-closure',
     stage: 'static',
+    async refusals(ctx) {
+      return refusalsOfCheck(gate, 'dependency-closure', ctx);
+    },
     async check(ctx) {
       const spec = ctx.plan.blastRadius.catalog;
       if (!spec) return { pass: true, note: 'no service catalog in the plan' };
-      const path = isAbsolute(spec.path) ? spec.path : resolve(options.baseDir, spec.path);
       let catalog: Catalog;
       try {
-        catalog = parseCatalog(await readFile(path, 'utf8'), spec.path);
+        if (!options.read) throw new Error('no workspace is configured to read it from');
+        const { text } = await options.read(spec.path, 'service catalog', MAX_CATALOG_BYTES);
+        catalog = parseCatalog(text, spec.path);
       } catch (error) {
         const detail =
           error instanceof CatalogError
             ? error.message
-            : `${spec.path}: cannot read the catalog: ${error instanceof Error ? error.message : String(error)}`;
+            : error instanceof FileReadError
+              ? `${spec.path}: cannot read the catalog: ${error.reason}; expected ${error.expected}`
+              : `${spec.path}: cannot read the catalog: ${error instanceof Error ? error.message : String(error)}`;
         return { pass: false, verdict: 'refused', reason: detail, field: 'blastRadius.catalog.path' };
       }
       const closure = downstreamClosure(catalog, spec.components);
@@ -263,4 +272,5 @@ export function catalogGate(options: CatalogGateOptions): Gate {
       return { pass: true, note: `dependency closure: ${closure.reached.length} entities, no shared SPOF` };
     },
   };
+  return gate;
 }

@@ -6,6 +6,7 @@
 import type { Gate, GateContext } from '../engine/gates.js';
 import type { Clock } from '../clock/clock.js';
 import { formatDuration } from '../plan/duration.js';
+import { rethrowSetupError } from './setup-error.js';
 
 /** A chaos-gate experiment currently running, with the resources it targets (ARNs). */
 export interface RunningExperiment {
@@ -24,6 +25,13 @@ export interface ExperimentLister {
  * keeps ListExperiments far below FIS's API rate limits while a queue waits minutes.
  */
 export const DEFAULT_QUEUE_POLL_MS = 10_000;
+
+/**
+ * How long a run waits for another chaos-gate experiment on intersecting targets before it ends
+ * `not-run`, unless told otherwise: the same for the action's `queue-timeout` input and the CLI's
+ * `--queue-timeout`, long enough for one experiment of the default 15-minute ceiling to finish most of it.
+ */
+export const DEFAULT_QUEUE_TIMEOUT = '10m';
 
 /** A running experiment in the way, and the targets both touch. */
 export interface Conflict {
@@ -89,6 +97,8 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
         try {
           running = await options.lister.running(ctx.signal);
         } catch (error) {
+          // A broken set-up ends the run `failed`; a lister that is briefly unavailable is `not-run`.
+          rethrowSetupError(error, 'cannot list running experiments');
           return {
             pass: false,
             verdict: 'not-run',

@@ -4,13 +4,17 @@
  * query behind the probe (Prometheus, a CloudWatch alarm state) is the front door's business.
  */
 import type { Gate, MidRunCheck } from '../engine/gates.js';
+import { rethrowSetupError } from './setup-error.js';
 
 /** Whether an incident is open at `at`. `error` set means the probe could not tell. */
 export interface IncidentProbe {
   open(at: number, signal?: AbortSignal): Promise<{ open: boolean; detail: string; error?: string }>;
 }
 
-/** Before the start: open, or a probe that cannot tell (fail closed), is `not-run`. */
+/**
+ * Before the start: open, or a probe that cannot tell (fail closed), is `not-run`; a probe whose set-up is
+ * broken (it throws a `SetupError`) ends the run `failed` instead.
+ */
 export function incidentGate(probe: IncidentProbe): Gate {
   return {
     name: 'incidents',
@@ -20,6 +24,7 @@ export function incidentGate(probe: IncidentProbe): Gate {
       try {
         result = await probe.open(ctx.now, ctx.signal);
       } catch (error) {
+        rethrowSetupError(error, 'cannot tell whether an incident is open');
         result = { open: false, detail: '', error: errorMessage(error) };
       }
       if (result.error !== undefined) {

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
+import type { PlanFileReader } from '../files/read.js';
 import type { Plan } from '../plan/schema.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
@@ -13,12 +14,15 @@ import { concurrencyGate, type ExperimentLister } from './concurrency.js';
 import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './incidents.js';
 import { killSwitchGate, killSwitchMidRunCheck, type KillSwitchProbe } from './kill-switch.js';
 import { effectiveLimits, policyGate, type LoadedPolicy } from './policy.js';
-import { scheduleGate } from './schedule.js';
+import { scheduleGate, scheduleValidityGate } from './schedule.js';
 
 export interface PreflightOptions {
   plan: Plan;
-  /** Directory of the plan file: `blastRadius.catalog.path` is relative to it. */
-  planDir: string;
+  /**
+   * Reads the files the plan names (`blastRadius.catalog.path`): relative to the plan file and confined
+   * to the workspace (`files/read.ts` `planFileReader`). Without it a plan naming a file is refused.
+   */
+  readPlanFile?: PlanFileReader | undefined;
   policy?: LoadedPolicy | undefined;
   /** True when the plan's text writes a field (`LoadedPlan.locate(f) !== undefined`); see policy.ts. */
   written?: ((field: string) => boolean) | undefined;
@@ -74,8 +78,11 @@ export function buildGates(options: PreflightOptions): Preflight {
   const midRun: MidRunCheck[] = [];
 
   if (options.policy) gates.push(policyGate(options.policy, { written: options.written }));
-  gates.push(catalogGate({ baseDir: options.planDir }));
+  gates.push(catalogGate({ read: options.readPlanFile }));
 
+  // The schedule's validity is static (time zone, cron fields, windows that can hold the run); whether
+  // now is a good time is decided before the targets are resolved.
+  gates.push(scheduleValidityGate({ plannedRunMs: options.plannedRunMs }));
   gates.push(scheduleGate({ plannedRunMs: options.plannedRunMs }));
   if (options.incidents) {
     gates.push(incidentGate(options.incidents));
@@ -117,5 +124,11 @@ export type { IncidentProbe } from './incidents.js';
 export type { KillSwitchProbe } from './kill-switch.js';
 export { loadPolicy, parsePolicy, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
-export { scheduleDecision, compileSchedule, scheduleIssues, ScheduleError } from './schedule.js';
+export {
+  scheduleDecision,
+  compileSchedule,
+  scheduleIssues,
+  scheduleRefusals,
+  ScheduleError,
+} from './schedule.js';
 export type { ScheduleDecision } from './schedule.js';

@@ -3,13 +3,19 @@
  * hides how it is read (the kill-switch alarm, the FIS safety lever).
  */
 import type { Gate, MidRunCheck } from '../engine/gates.js';
+import { rethrowSetupError } from './setup-error.js';
 
 /** Whether the kill switch is engaged, and why. */
 export interface KillSwitchProbe {
   engaged(signal?: AbortSignal): Promise<{ engaged: boolean; reason?: string }>;
 }
 
-/** Engaged → `refused`. A probe that fails is `not-run`: the start cannot be shown to be allowed. */
+/**
+ * Engaged → `refused`. A probe that fails for a while (throttled, 5xx) is `not-run`: the start cannot be
+ * shown to be allowed now. A probe that fails because the set-up is broken (a `SetupError`: no or expired
+ * credentials, a missing permission, an unreachable endpoint) is thrown, and the run ends `failed`: trying
+ * later would fail the same way until someone fixes it.
+ */
 export function killSwitchGate(probe: KillSwitchProbe): Gate {
   return {
     name: 'kill-switch',
@@ -19,6 +25,7 @@ export function killSwitchGate(probe: KillSwitchProbe): Gate {
       try {
         state = await probe.engaged(ctx.signal);
       } catch (error) {
+        rethrowSetupError(error, 'cannot read the kill switch');
         return {
           pass: false,
           verdict: 'not-run',

@@ -3,14 +3,14 @@
  * action or CLI beside the plan. A plan may narrow the policy, never widen it: a plan limit wider than the
  * policy's ceiling is a refusal naming both values, and the limits that apply are the stricter of the two.
  */
-import { open } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { Gate } from '../engine/gates.js';
+import { FileReadError, readFileBounded } from '../files/read.js';
 import { formatDuration } from '../plan/duration.js';
 import { MAX_YAML_ALIASES, formatIssue, formatPath, locateField, type PlanIssue } from '../plan/load.js';
 import { maxActionDurationMs, planRunDurationMs } from '../plan/refusals.js';
-import { Duration, type Plan } from '../plan/schema.js';
+import { Duration, stopConditionAlarms, type Plan } from '../plan/schema.js';
 import type { BlastLimits } from './blast-radius.js';
 
 /** Largest policy file accepted: a policy is a page of limits; 64 KiB bounds parse memory with room to spare. */
@@ -209,35 +209,20 @@ export function parsePolicy(text: string, file: string): LoadedPolicy {
 export async function loadPolicy(path: string, displayFile: string = path): Promise<LoadedPolicy> {
   let text: string;
   try {
-    const handle = await open(path, 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size > MAX_POLICY_BYTES) {
-        throw new PolicyError(displayFile, [
-          issueAt(
-            displayFile,
-            '',
-            [],
-            size,
-            `at most ${MAX_POLICY_BYTES} bytes`,
-            `the policy file is ${size} bytes; expected at most ${MAX_POLICY_BYTES} bytes (MAX_POLICY_BYTES)`,
-          ),
-        ]);
-      }
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    // A regular file only, capped while reading (src/files/read.ts): no device, FIFO or directory.
+    text = (
+      await readFileBounded(path, { what: 'policy file', maxBytes: MAX_POLICY_BYTES, display: displayFile })
+    ).text;
   } catch (error) {
-    if (error instanceof PolicyError) throw error;
+    if (!(error instanceof FileReadError)) throw error;
     throw new PolicyError(displayFile, [
       issueAt(
         displayFile,
         '',
         [],
-        path,
-        'a readable policy file',
-        `cannot read the policy file: ${error instanceof Error ? error.message : String(error)}`,
+        displayFile,
+        error.expected,
+        `cannot read the policy file: ${error.reason}; expected ${error.expected}`,
       ),
     ]);
   }
@@ -295,6 +280,7 @@ export function effectiveLimits(plan: Plan, policy?: Policy): EffectiveLimits {
     maxRunDuration: min(b.maxRunDuration, c.maxRunDuration),
     forbidTags: mergeForbid(b.forbidTags, policy?.forbidTags ?? {}),
     requireTags: { ...b.requireTags, ...(policy?.requireTags ?? {}) },
+    ...(policy?.accounts ? { accounts: policy.accounts } : {}),
   };
 }
 
@@ -456,7 +442,24 @@ export function policyRefusals(
         arns.push({ field: `fis.targets.${name}.resourceArns[${i}]`, arn }),
       );
     }
-    plan.fis.stopConditions.forEach((arn, i) => arns.push({ field: `fis.stopConditions[${i}]`, arn }));
+    plan.fis.stopConditions.forEach((s, i) => {
+      if (s.value !== undefined) arns.push({ field: `fis.stopConditions[${i}]`, arn: s.value });
+    });
+    // A multi-account experiment reaches every target account: each must be allowed too.
+    (plan.fis.targetAccountConfigurations ?? []).forEach((a, i) => {
+      arns.push({ field: `fis.targetAccountConfigurations[${i}].roleArn`, arn: a.roleArn });
+      if (!policy.accounts?.includes(a.accountId))
+        add(
+          {
+            rule: 'account',
+            field: `fis.targetAccountConfigurations[${i}].accountId`,
+            value: a.accountId,
+            limit: policy.accounts?.join(', ') ?? '',
+          },
+          'accounts',
+          `fis.targetAccountConfigurations[${i}] targets account ${a.accountId}, which the policy does not allow (allowed: ${policy.accounts?.join(', ') || 'none'})`,
+        );
+    });
     for (const { field, arn } of arns) {
       const account = accountOf(arn);
       if (account !== undefined && !policy.accounts.includes(account)) {
@@ -504,13 +507,14 @@ export function policyRefusals(
     }
   }
 
+  const alarms = stopConditionAlarms(plan.fis);
   policy.requiredStopConditions.forEach((arn, i) => {
-    if (plan.fis.stopConditions.includes(arn)) return;
+    if (alarms.includes(arn)) return;
     add(
       {
         rule: 'required-stop-condition',
         field: 'fis.stopConditions',
-        value: plan.fis.stopConditions.join(', ') || '(none)',
+        value: alarms.join(', ') || '(none)',
         limit: arn,
       },
       `requiredStopConditions[${i}]`,
@@ -525,6 +529,9 @@ export function policyGate(loaded: LoadedPolicy, options: PolicyCheckOptions = {
   return {
     name: 'policy',
     stage: 'static',
+    async refusals(ctx) {
+      return policyRefusals(ctx.plan, loaded, options);
+    },
     async check(ctx) {
       const refusals = policyRefusals(ctx.plan, loaded, options);
       const first = refusals[0];

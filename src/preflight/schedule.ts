@@ -11,8 +11,8 @@
  * - a run [start, start + planned) must not touch any deny window, and when allow windows exist it must
  *   lie inside one (adjacent or overlapping allow occurrences count as one).
  */
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
-import type { Gate } from '../engine/gates.js';
+import type { CronExpression, CronExpressionParser } from 'cron-parser';
+import type { Gate, GateRefusal } from '../engine/gates.js';
 import type { Plan } from '../plan/schema.js';
 import { formatDuration } from '../plan/duration.js';
 import { planRunDurationMs } from '../plan/refusals.js';
@@ -20,6 +20,33 @@ import { addWallClock, formatLocal, instantOf, isValidTimeZone, startOfNextDay }
 
 export type ScheduleSpec = Plan['schedule'];
 type WindowSpec = ScheduleSpec['allow'][number];
+
+let parserClass: typeof CronExpressionParser | undefined;
+
+/**
+ * Loads cron-parser (with Luxon, ~100 kB) on first need: a plan without cron windows, and `validate` of
+ * a plan whose cron expressions are plain (`isPlainCron`), never pay for it. The gates await it before
+ * they compile a schedule that needs it; the synchronous functions below expect it loaded.
+ */
+export async function loadCronParser(): Promise<void> {
+  parserClass ??= (await import('cron-parser')).CronExpressionParser;
+}
+
+function cronParser(): typeof CronExpressionParser {
+  if (!parserClass)
+    throw new Error('cron-parser is not loaded: await loadCronParser() before compiling a schedule');
+  return parserClass;
+}
+
+/** True when judging or enumerating `schedule` for a run of `plannedRunMs` needs cron-parser. */
+function needsCronParser(schedule: ScheduleSpec, plannedRunMs?: number): boolean {
+  const crons = [...schedule.allow, ...schedule.deny].flatMap((w) => ('cron' in w ? [w.cron] : []));
+  if (crons.length === 0) return false;
+  // Deciding a time enumerates occurrences; checking the windows enumerates only when no allow window
+  // is long enough on its own (`allowWindowsTooShort`).
+  if (plannedRunMs === undefined) return true;
+  return crons.some((c) => !isPlainCron(c)) || allowNeedsEnumeration(schedule, plannedRunMs);
+}
 
 /** How far ahead the next allowed start is searched: a year and a day covers any yearly freeze. */
 export const NEXT_START_HORIZON_MS = 366 * 86_400_000;
@@ -173,8 +200,19 @@ function compileWindow(
       });
       return undefined;
     }
+    const fieldProblem = cronFieldProblem(spec.cron);
+    if (fieldProblem) {
+      issues.push({
+        field: `${field}.cron`,
+        value: spec.cron,
+        message: `"${spec.cron}": ${fieldProblem}; expected five fields (minute hour day-of-month month day-of-week) such as "0 16 * * FRI"`,
+      });
+      return undefined;
+    }
     try {
-      CronExpressionParser.parse(spec.cron, { tz: timeZone });
+      // cron-parser's first parse in a zone costs tens of milliseconds (it sets up Luxon); a plain
+      // expression is known valid without it, and its occurrences are enumerated only when asked for.
+      if (!isPlainCron(spec.cron)) cronParser().parse(spec.cron, { tz: timeZone });
     } catch (error) {
       issues.push({
         field: `${field}.cron`,
@@ -197,7 +235,7 @@ function compileWindow(
           cache = {
             from: lookFrom,
             list: [],
-            it: CronExpressionParser.parse(spec.cron, { currentDate: new Date(lookFrom - 1), tz: timeZone }),
+            it: cronParser().parse(spec.cron, { currentDate: new Date(lookFrom - 1), tz: timeZone }),
             done: false,
           };
         }
@@ -245,6 +283,72 @@ function compileWindow(
   return window;
 }
 
+/** The five cron fields, their names and the numbers each accepts (cron(5); 7 is Sunday too). */
+const CRON_FIELDS = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day-of-month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12 },
+  { name: 'day-of-week', min: 0, max: 7 },
+] as const;
+
+/**
+ * What is wrong with a cron expression's shape, named by field (`minute 61 is outside 0-59`), or undefined
+ * when every number is in range: cron-parser's own message names neither the field nor the expression.
+ */
+export function cronFieldProblem(cron: string): string | undefined {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== CRON_FIELDS.length) {
+    return `${fields.length} ${fields.length === 1 ? 'field' : 'fields'} instead of ${CRON_FIELDS.length}`;
+  }
+  for (const [i, spec] of CRON_FIELDS.entries()) {
+    const text = fields[i] ?? '';
+    for (const number of text.match(/\d+/g) ?? []) {
+      // `*/15` and `1-5/2`: a step is a count, not a value of the field.
+      if (new RegExp(`/${number}(?:$|,)`).test(text)) continue;
+      const n = Number(number);
+      if (n < spec.min || n > spec.max) {
+        const within = text === number ? '' : ` (in '${text}')`;
+        return `${spec.name} ${n}${within} is outside ${spec.min}-${spec.max}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+/**
+ * True when every field of a five-field cron expression is a plain list of `*`, numbers, names
+ * (JAN–DEC, SUN–SAT), ascending ranges and steps of at least 1, all in range: a shape cron-parser always
+ * accepts. Anything else (L, W, #, ?, a reversed range) is left to cron-parser to judge.
+ */
+export function isPlainCron(cron: string): boolean {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== CRON_FIELDS.length) return false;
+  // A day past the 28th in chosen months may never occur (31 February): cron-parser judges that.
+  const [, , dom = '', month = ''] = fields;
+  if (month !== '*' && (dom.match(/\d+/g) ?? []).some((d) => Number(d) > 28)) return false;
+  return CRON_FIELDS.every((spec, i) => {
+    const names = spec.name === 'month' ? MONTHS : spec.name === 'day-of-week' ? DAYS : [];
+    const value = (t: string): number | undefined => {
+      if (/^\d+$/.test(t)) return Number(t);
+      const n = names.indexOf(t);
+      return n < 0 ? undefined : n + (spec.name === 'month' ? 1 : 0);
+    };
+    return (fields[i] ?? '').split(',').every((item) => {
+      const m = /^(\*|([A-Z0-9]+)(?:-([A-Z0-9]+))?)(?:\/(\d+))?$/.exec(item);
+      if (!m) return false;
+      if (m[4] !== undefined && Number(m[4]) < 1) return false;
+      if (m[1] === '*') return true;
+      const from = value(m[2] ?? '');
+      const to = m[3] === undefined ? from : value(m[3]);
+      return from !== undefined && to !== undefined && from >= spec.min && to <= spec.max && from <= to;
+    });
+  });
+}
+
 /** Validates and compiles a schedule; throws `ScheduleError` listing every unusable field. */
 export function compileSchedule(schedule: ScheduleSpec): CompiledSchedule {
   const issues: ScheduleIssue[] = [];
@@ -277,6 +381,103 @@ export function scheduleIssues(schedule: ScheduleSpec): ScheduleIssue[] {
     if (error instanceof ScheduleError) return error.issues;
     throw error;
   }
+}
+
+/**
+ * A reference fortnight for the length of cron allow windows: long enough to hold every weekly pattern
+ * twice, fixed so the answer does not depend on today (1 January 2001 was a Monday).
+ */
+const REFERENCE_FROM_MS = Date.UTC(2001, 0, 1);
+const REFERENCE_SPAN_MS = 15 * 86_400_000;
+
+/**
+ * When allow windows exist but none can hold the planned run — every window, with the occurrences that
+ * touch merged into one, is shorter than it — the run could never start: a problem with the plan, not the
+ * time. Undefined when some window is long enough, or when a window fires too often to enumerate.
+ */
+export function allowWindowsTooShort(
+  schedule: ScheduleSpec,
+  plannedRunMs: number,
+): ScheduleIssue | undefined {
+  if (!allowNeedsEnumeration(schedule, plannedRunMs)) return undefined;
+  const compiled = compileSchedule(schedule);
+  const budget = new OccurrenceBudget();
+  let occurrences: Occurrence[];
+  try {
+    occurrences = compiled.allow.flatMap((w) =>
+      'cron' in (schedule.allow[w.index] ?? {})
+        ? w.occurrences(REFERENCE_FROM_MS, REFERENCE_FROM_MS + REFERENCE_SPAN_MS, budget)
+        : w.occurrences(-Infinity, Infinity, budget),
+    );
+  } catch (error) {
+    if (error instanceof SearchLimitError) return undefined;
+    throw error;
+  }
+  let longest: ReturnType<typeof mergeSpans>[number] | undefined;
+  for (const span of mergeSpans(occurrences)) {
+    if (!longest || span.end - span.start > longest.end - longest.start) longest = span;
+  }
+  if (!longest || longest.end - longest.start >= plannedRunMs) return undefined;
+  const planned = formatDuration(plannedRunMs);
+  return {
+    field: 'schedule.allow',
+    value: planned,
+    message: `every allow window is shorter than the planned run of ${planned} (the longest, ${longest.first.window.field} ${longest.first.window.describe}, lasts ${formatDuration(longest.end - longest.start)}), so the run can never start; expected an allow window of at least ${planned}`,
+  };
+}
+
+/** False when there are no allow windows, or one is long enough on its own (the common case). */
+function allowNeedsEnumeration(schedule: ScheduleSpec, plannedRunMs: number): boolean {
+  if (schedule.allow.length === 0) return false;
+  const ownLength = (w: WindowSpec): number =>
+    'cron' in w ? w.duration : Date.parse(w.to) - Date.parse(w.from) || Infinity;
+  return !schedule.allow.some((w) => ownLength(w) >= plannedRunMs);
+}
+
+/**
+ * What a run refuses about the schedule before it reads the clock's verdict: an unknown time zone, a cron
+ * expression or date that does not parse, a window that ends before it starts, and allow windows that can
+ * never hold the planned run. The same findings for `run`, `plan` and `validate` (the static stage).
+ */
+export function scheduleRefusals(schedule: ScheduleSpec, plannedRunMs: number): GateRefusal[] {
+  const issues = scheduleIssues(schedule);
+  const tooShort = issues.length === 0 ? allowWindowsTooShort(schedule, plannedRunMs) : undefined;
+  return [
+    ...issues.map((i) => ({ rule: 'schedule-invalid', ...i, message: `${i.field}: ${i.message}` })),
+    ...(tooShort
+      ? [{ rule: 'schedule-never-fits', ...tooShort, message: `${tooShort.field}: ${tooShort.message}` }]
+      : []),
+  ];
+}
+
+/** The schedule's validity as a `static` gate (no clock involved beyond the plan): see `scheduleRefusals`. */
+export function scheduleValidityGate(options: ScheduleGateOptions = {}): Gate {
+  const findings = async (plan: Plan): Promise<GateRefusal[]> => {
+    const planned = options.plannedRunMs ?? planRunDurationMs(plan);
+    if (needsCronParser(plan.schedule, planned)) await loadCronParser();
+    return scheduleRefusals(plan.schedule, planned);
+  };
+  return {
+    name: 'schedule-windows',
+    stage: 'static',
+    async refusals(ctx) {
+      return findings(ctx.plan);
+    },
+    async check(ctx) {
+      const refusals = await findings(ctx.plan);
+      const first = refusals[0];
+      if (!first) return { pass: true };
+      for (const r of refusals) {
+        ctx.record({
+          type: 'preflight',
+          message: r.message,
+          data: { gate: 'schedule-windows', rule: r.rule, field: r.field, value: r.value },
+        });
+      }
+      const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : '';
+      return { pass: false, verdict: 'refused', reason: `${first.message}${more}`, field: first.field };
+    },
+  };
 }
 
 /** The window a refusal names, with the bounds of the occurrence that applied. */
@@ -476,6 +677,7 @@ export function scheduleGate(options: ScheduleGateOptions = {}): Gate {
     stage: 'before-targets',
     async check(ctx) {
       const planned = options.plannedRunMs ?? planRunDurationMs(ctx.plan);
+      if (needsCronParser(ctx.plan.schedule)) await loadCronParser();
       let decision: ScheduleDecision;
       try {
         decision = scheduleDecision(ctx.plan.schedule, ctx.now, planned);

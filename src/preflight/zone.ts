@@ -39,8 +39,14 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+let canonicalZones: Set<string> | undefined;
+
 /** True when the runtime knows `timeZone` as an IANA zone name (or `UTC`). */
 export function isValidTimeZone(timeZone: string): boolean {
+  // The canonical names are a cheap list; a first formatter loads ICU's zone data (~20 ms), which a
+  // plan check (`validate`) need not pay for a common zone. Aliases and `UTC` take the formatter's word.
+  canonicalZones ??= new Set(Intl.supportedValuesOf('timeZone'));
+  if (canonicalZones.has(timeZone)) return true;
   try {
     formatterFor(timeZone);
     return true;

@@ -5,11 +5,13 @@
  * visible notice.
  */
 import type { Journal, JournalEvent } from '../journal/types.js';
+import { redactDeep } from '../security/redact.js';
 import { formatValue } from '../journal/format.js';
 import {
   breachEpisodes,
   cell,
   checkName,
+  clockNote,
   code,
   conclusionFor,
   DEFAULT_CONCLUSIONS,
@@ -112,7 +114,7 @@ export function checkRunStartPayload(
     },
   };
   if (runUrl) p.details_url = runUrl;
-  return p;
+  return redactDeep(p);
 }
 
 /** The payload that completes the check run: the first 50 annotations ride along; see `annotationBatches`. */
@@ -140,7 +142,8 @@ export function checkRunPayload(journal: Journal, opts: CheckRunOptions): CheckR
     },
   };
   if (opts.runUrl) payload.details_url = opts.runUrl;
-  return payload;
+  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  return redactDeep(payload);
 }
 
 /** Annotations beyond the first request, in batches of 50 for follow-up updates (GitHub appends them). */
@@ -149,7 +152,7 @@ export function annotationBatches(journal: Journal, opts: CheckRunOptions): Anno
   const batches: Annotation[][] = [];
   for (let i = 0; i < rest.length; i += ANNOTATIONS_PER_REQUEST)
     batches.push(rest.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  return batches;
+  return redactDeep(batches);
 }
 
 /** Every annotation for the plan file, most important first (refusals, aborts, breaches, gaps). */
@@ -285,12 +288,14 @@ export function factsTable(journal: Journal): string {
   const targets = journal.resolvedTargets ?? [];
   if (targets.length)
     rows.push(['targets', `${targets.length}: ${targets.map((t) => `\`${t.arn}\``).join(', ')}`]);
-  rows.push(...timingRows(journal));
+  const timings = timingRows(journal);
+  rows.push(...timings);
   rows.push([
     'run',
     `${journal.runId}${journal.attempt ? ` (attempt ${journal.attempt})` : ''}, started ${isoTime(journal.startedAt)}`,
   ]);
-  return keyValueTable(rows);
+  // Offsets without their origin are ambiguous (injection? start?), so the table says which it is.
+  return timings.length ? `${keyValueTable(rows)}\n\n${clockNote(journal)}` : keyValueTable(rows);
 }
 
 /** The per-SLI table over the fault window. */
@@ -342,6 +347,8 @@ function renderSummary(
 
 function renderText(journal: Journal): string {
   const parts: string[] = [];
+  // What the times count from, said once above the first table of times (events, else measurements).
+  const clock = clockNote(journal);
   if (journal.abortRules.length) {
     parts.push(
       '### Abort rules',
@@ -358,6 +365,7 @@ function renderText(journal: Journal): string {
   if (journal.events.length) {
     parts.push(
       '### Events',
+      clock,
       [
         '| time | event | detail |',
         '|---|---|---|',
@@ -369,6 +377,7 @@ function renderText(journal: Journal): string {
     const names = journal.slis.map((s) => s.name);
     parts.push(
       '### Measurements',
+      ...(journal.events.length ? [] : [clock]),
       [
         `| time | phase | requests | ${names.map(cell).join(' | ')} |`,
         `|---|---|---|${names.map(() => '---|').join('')}`,

@@ -7,6 +7,7 @@ import type { Journal } from '../journal/types.js';
 import { cell, code, commentMarker, keyValueTable } from './common.js';
 import { factsTable, sliTable, verdictHeader } from './check-run.js';
 import { COMMENT_BODY_LIMIT, trimToLimit } from './limits.js';
+import { redact } from '../security/redact.js';
 
 /** What `chaos-gate plan` computed about a plan, for review before anything runs. */
 export interface PlanReview {
@@ -44,7 +45,8 @@ export function prComment(subject: Journal | PlanReview, opts: CommentOptions = 
   ].filter(Boolean);
   const footer = links.length ? `\n\n<sub>chaos-gate · ${links.join(' · ')}</sub>\n` : '\n';
   const marker = commentMarker(isPlanReview(subject) ? subject.planId : subject.planId);
-  return trimToLimit(`${marker}\n${body}${footer}`, COMMENT_BODY_LIMIT, 'comment');
+  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  return redact(trimToLimit(`${marker}\n${body}${footer}`, COMMENT_BODY_LIMIT, 'comment'));
 }
 
 function verdictBody(journal: Journal, _opts: CommentOptions): string {

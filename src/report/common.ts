@@ -4,7 +4,7 @@
  * journal.
  */
 import type { Journal, Measurement, Verdict } from '../journal/types.js';
-import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
+import { formatOffset, formatSeconds, formatValue, offsetSeconds, timeOrigin } from '../journal/format.js';
 import { formatDuration } from '../plan/duration.js';
 
 /** Check-run conclusions chaos-gate sets (a subset of GitHub's enum). */
@@ -78,10 +78,34 @@ export function isoTime(ms: number): string {
   return iso.endsWith('.000Z') ? iso.replace('.000Z', 'Z') : iso;
 }
 
-/** Time of `at` relative to the injection when known, else absolute. */
+/** Time of `at` on the journal's one clock (`timeOrigin`): `+12.0 s`, `-17.0 s`. */
 export function when(journal: Journal, at: number): string {
-  const injected = journal.timings.injectedAt;
-  return injected === undefined ? isoTime(at) : formatOffset((at - injected) / 1000);
+  return formatOffset(offsetSeconds(journal, at));
+}
+
+/** One sentence saying what the report's times count from, so a reader never has to guess the origin. */
+export function clockNote(journal: Journal): string {
+  const origin = timeOrigin(journal);
+  switch (origin.kind) {
+    case 'injection':
+      return 'Times are seconds from the injection, negative before it.';
+    case 'last-steady':
+      return 'Nothing was injected: times are seconds from the last steady-state measurement.';
+    case 'start':
+      return 'Nothing was injected or measured: times are seconds from the start of the run.';
+  }
+}
+
+/** `-17.0 s to -13.0 s (5 measurements)`: when the steady state was measured, on the journal's clock. */
+export function steadySpan(journal: Journal): string | undefined {
+  const steady = journal.measurements.filter((m) => m.phase === 'steady');
+  const first = steady[0];
+  const last = steady[steady.length - 1];
+  if (!first || !last) return undefined;
+  const count = `${steady.length} measurement${steady.length === 1 ? '' : 's'}`;
+  return first === last
+    ? `${when(journal, first.at)} (${count})`
+    : `${when(journal, first.at)} to ${when(journal, last.at)} (${count})`;
 }
 
 /** Escapes a value for a Markdown table cell. */
@@ -178,13 +202,16 @@ export function breachEpisodes(journal: Journal): BreachEpisode[] {
   return out.sort((a, b) => a.from - b.from || a.sli.localeCompare(b.sli));
 }
 
-/** The key timings as `label: +12.0 s` pairs, in the order they happen. */
+/** The key timings as `label: +12.0 s (UTC time)` pairs, in the order they happen. */
 export function timingRows(journal: Journal): [string, string][] {
   const t = journal.timings;
   const rows: [string, string][] = [];
   const add = (label: string, at: number | undefined): void => {
     if (at !== undefined) rows.push([label, `${when(journal, at)} (${isoTime(at)})`]);
   };
+  // The steady state first: it is measured before the injection, and its span shows how long before.
+  const steady = steadySpan(journal);
+  if (steady !== undefined) rows.push(['steady state', steady]);
   add('injected', t.injectedAt);
   add('first breach', t.firstBreachAt);
   add('stop requested', t.stopRequestedAt);

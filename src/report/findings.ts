@@ -6,6 +6,7 @@ import type { Journal, Verdict } from '../journal/types.js';
 import { code, findingsMarker, isoTime, verdictLabel } from './common.js';
 import { factsTable, sliTable, verdictHeader } from './check-run.js';
 import { COMMENT_BODY_LIMIT, trimToLimit } from './limits.js';
+import { redact, redactDeep } from '../security/redact.js';
 
 /** The label every findings issue carries (the reporter lists issues by it). */
 export const FINDINGS_LABEL = 'chaos-gate';
@@ -41,11 +42,12 @@ export function findingsIssue(journal: Journal, opts: FindingsOptions = {}): Fin
   const slis = sliTable(journal);
   if (slis) parts.push(slis);
   parts.push(evidenceLine(opts));
-  return {
+  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  return redactDeep({
     title: findingsTitle(journal.planId),
     body: trimToLimit(parts.join('\n\n') + '\n', COMMENT_BODY_LIMIT, 'issue body'),
     labels: [FINDINGS_LABEL],
-  };
+  });
 }
 
 /** The comment added to an open issue when the plan deviates or aborts again. */
@@ -56,17 +58,17 @@ export function findingsComment(journal: Journal, opts: FindingsOptions = {}): s
     factsTable(journal),
     evidenceLine(opts),
   ].join('\n\n');
-  return trimToLimit(text + '\n', COMMENT_BODY_LIMIT, 'comment');
+  return redact(trimToLimit(text + '\n', COMMENT_BODY_LIMIT, 'comment'));
 }
 
 /** The comment that closes the issue once the plan holds. */
 export function heldComment(journal: Journal, opts: FindingsOptions = {}): string {
-  return (
+  return redact(
     [
       `### ${verdictLabel('held')} on ${isoTime(journal.startedAt)}`,
       `> ${journal.reason ?? ''}`,
       `The hypothesis held again, so this finding is closed.${opts.runUrl ? ` Run: ${opts.runUrl}` : ''}`,
-    ].join('\n\n') + '\n'
+    ].join('\n\n') + '\n',
   );
 }
 

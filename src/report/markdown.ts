@@ -1,9 +1,18 @@
 /**
- * The job summary: a pure function of the journal. Verdict, reason, one Mermaid chart per SLI against
- * its bound (with a table fallback), timings, the FIS experiment, targets, budget and the event trace.
+ * The job summary: a pure function of the journal. Verdict, reason, one Mermaid chart per SLI on a
+ * time-proportional axis against its bound and abort threshold with the fault window shaded (with a table
+ * fallback), timings, the FIS experiment, targets, budget and the event trace.
  */
 import type { Journal, JournalEvent, Measurement, SliValue, Verdict } from '../journal/types.js';
-import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
+import {
+  formatOffset,
+  formatSeconds,
+  formatValue,
+  secondsFrom,
+  timeOrigin,
+  type TimeOrigin,
+} from '../journal/format.js';
+import { clockNote } from './common.js';
 
 /** GitHub rejects a step summary over 1 MiB (docs: "Adding a job summary"). */
 export const MAX_SUMMARY_BYTES = 1024 * 1024;
@@ -54,41 +63,185 @@ export function downsample(points: Point[], max: number): Point[] {
   return out;
 }
 
-function offsetOf(m: Measurement): string {
-  return formatOffset(m.t ?? 0).replace(' s', '');
+/** A measurement's time on the journal's clock, without the unit: `-17.0`, `+3.0`. */
+function offsetOf(origin: TimeOrigin, m: Measurement): string {
+  return formatOffset(secondsFrom(origin, m.at)).replace(' s', '');
 }
 
 function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function chart(name: string, bound: string, points: Point[]): string[] {
-  const valued = points.filter((p) => p.v.value !== null && Number.isFinite(p.v.value));
-  if (valued.length === 0) return [`_${name}: no values to chart._`];
-  const labels = valued.map((p) => `"${offsetOf(p.m)}"`).join(', ');
-  const values = valued.map((p) => formatValue(p.v.value)).join(', ');
-  const lines = [
-    '```mermaid',
-    'xychart-beta',
-    `  title "${name} (bound ${bound})"`,
-    `  x-axis "seconds since injection" [${labels}]`,
-    `  y-axis "${name}"`,
-    `  line [${values}]`,
-  ];
-  // The bound as drawn lines: per point, because the steady-state bound is tighter than the fault bound.
-  const limits = valued.map((p) => boundLimits(p.v.bound));
-  const width = Math.max(...limits.map((l) => l.length));
-  for (let k = 0; k < width; k++) {
-    lines.push(`  line [${limits.map((l) => formatValue(l[k] ?? l[0] ?? 0)).join(', ')}]`);
-  }
-  lines.push('```');
-  return lines;
+/**
+ * Grid steps (s) a chart may use: each is exact in binary floating point, so Mermaid's own stepping of a
+ * numeric axis (`min + k × step`, summed) lands on the same grid as ours.
+ */
+const GRID_STEPS = [0.25, 0.5, 1, 2, 4, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/** Colours of the chart's series (Mermaid draws them in declaration order from this palette). */
+const SERIES_COLOR = { fault: '#fde2c8', value: '#2457c5', bound: '#1f7a3a', abort: '#b42318' };
+
+/**
+ * A number as Mermaid's xychart grammar reads it: digits and a point, never an exponent. `digits`
+ * significant digits: values as the reports quote them (4); axis ends finer (6), so that rounding never
+ * puts a value outside its axis.
+ */
+function mermaidNumber(value: number, digits = 4): string {
+  const text = digits === 4 ? formatValue(value) : String(Number(value.toPrecision(digits)));
+  if (!/e/i.test(text)) return text;
+  return value.toFixed(12).replace(/\.?0+$/, '');
 }
 
-function table(points: Point[]): string[] {
+/** True when `candidate` is further toward a breach of `bound` than `current` (`<=` up, `>=` down). */
+function worseFor(bound: string | undefined, candidate: number, current: number): boolean {
+  const b = (bound ?? '').trim();
+  if (b.startsWith('<')) return candidate > current;
+  if (b.startsWith('>')) return candidate < current;
+  const [lo, hi] = boundLimits(b);
+  if (lo === undefined || hi === undefined) return false;
+  return Math.min(candidate - lo, hi - candidate) < Math.min(current - lo, hi - current);
+}
+
+/** The time grid of a chart: `count` points `from`, `from + step`, … (seconds on the journal's clock). */
+export interface ChartGrid {
+  from: number;
+  step: number;
+  count: number;
+}
+
+/**
+ * The even time grid a chart is drawn on: the smallest step from {@link GRID_STEPS} that is at least the
+ * measurement interval and keeps the chart within {@link MAX_CHART_POINTS} + 1 points, with ends on it.
+ */
+export function chartGrid(first: number, last: number, intervalS: number): ChartGrid {
+  const span = Math.max(last - first, 0);
+  const wanted = Math.max(intervalS, span / MAX_CHART_POINTS);
+  const step = GRID_STEPS.find((s) => s >= wanted - 1e-9) ?? Math.ceil(wanted / 3600) * 3600;
+  const from = Math.floor(first / step + 1e-9) * step;
+  const to = Math.max(Math.ceil(last / step - 1e-9) * step, from + step);
+  return { from, step, count: Math.round((to - from) / step) + 1 };
+}
+
+/**
+ * One SLI as a Mermaid xychart on a time-proportional axis. Mermaid's xychart has no (x, y) points: a
+ * line's values are spread evenly over the x axis. On a numeric axis (`x-axis min --> max`) the k-th of
+ * n values sits at min + k × (max − min) / (n − 1), so the measurements are resampled onto an even time
+ * grid (the worst reading of each step; a step without a reading repeats the previous value) and the
+ * axis runs over exactly that grid: gaps stay gaps in time, not evenly spaced categories. Named series:
+ * the value, its bound (the steady-state bound where it applied), each abort threshold, and the fault
+ * window as shaded bars.
+ */
+function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): string[] {
+  const valued = points
+    .filter((p) => p.v.value !== null && Number.isFinite(p.v.value))
+    .map((p) => ({ t: secondsFrom(origin, p.m.at), v: p.v.value as number, bound: p.v.bound }));
+  if (valued.length === 0) return [`_${name}: no values to chart._`];
+  const grid = chartGrid(valued[0]!.t, valued[valued.length - 1]!.t, j.intervalMs / 1000);
+  const at = (k: number): number => grid.from + k * grid.step;
+
+  // The worst reading nearest each grid time; empty steps repeat the previous value.
+  const cells: ({ v: number; bound: string | undefined } | undefined)[] = Array.from({ length: grid.count });
+  for (const p of valued) {
+    const k = Math.min(grid.count - 1, Math.max(0, Math.round((p.t - grid.from) / grid.step)));
+    const cell = cells[k];
+    if (!cell || worseFor(p.bound, p.v, cell.v)) cells[k] = { v: p.v, bound: p.bound };
+  }
+  let held = false;
+  let previous = cells.find((c) => c !== undefined)!;
+  const filled = cells.map((c) => {
+    if (c) previous = c;
+    else held = true;
+    return previous;
+  });
+
+  const values = filled.map((c) => c.v);
+  const limits = filled.map((c) => boundLimits(c.bound));
+  const width = Math.max(...limits.map((l) => l.length));
+  const boundSeries: { title: string; values: number[] }[] = [];
+  const sliHeader = j.slis.find((s) => s.name === name);
+  for (let k = 0; k < width; k++) {
+    const title = width > 1 ? `bound ${k === 0 ? 'min' : 'max'}` : `bound ${sliHeader?.bound ?? ''}`.trim();
+    boundSeries.push({ title, values: limits.map((l) => l[k] ?? l[0] ?? NaN) });
+  }
+  const aborts = j.abortRules
+    .filter((r) => r.sli === name)
+    .map((r) => ({
+      title: `abort ${r.op === 'above' ? '>' : '<'} ${formatValue(r.threshold)}`,
+      values: values.map(() => r.threshold),
+    }));
+
+  const everything = [
+    ...values,
+    ...boundSeries.flatMap((b) => b.values),
+    ...aborts.map((a) => a.values[0]!),
+  ].filter((v) => Number.isFinite(v));
+  let lo = Math.min(...everything);
+  let hi = Math.max(...everything);
+  const pad = (hi - lo) * 0.05 || Math.abs(hi) * 0.05 || 1;
+  lo -= pad;
+  hi += pad;
+
+  // The fault window: bars up to the top of the axis while the fault was on, none elsewhere.
+  const faultFrom = j.timings.injectedAt;
+  const faultEnd =
+    j.timings.stoppedAt ?? j.events.find((e) => e.type === 'fault-ended' || e.type === 'stop-verified')?.at;
+  const window =
+    faultFrom === undefined
+      ? undefined
+      : {
+          from: secondsFrom(origin, faultFrom),
+          to: faultEnd === undefined ? at(grid.count - 1) : secondsFrom(origin, faultEnd),
+        };
+  const palette: string[] = [];
+  const series: string[] = [];
+  if (window) {
+    palette.push(SERIES_COLOR.fault);
+    const bars = values.map((_, k) => (at(k) >= window.from - 1e-9 && at(k) <= window.to + 1e-9 ? hi : lo));
+    series.push(`  bar "fault window" [${bars.map((v) => mermaidNumber(v, 6)).join(', ')}]`);
+  }
+  palette.push(SERIES_COLOR.value);
+  series.push(`  line "${name}" [${values.map((v) => mermaidNumber(v)).join(', ')}]`);
+  for (const b of boundSeries) {
+    palette.push(SERIES_COLOR.bound);
+    series.push(
+      `  line "${b.title}" [${b.values.map((v) => mermaidNumber(Number.isFinite(v) ? v : lo)).join(', ')}]`,
+    );
+  }
+  for (const a of aborts) {
+    palette.push(SERIES_COLOR.abort);
+    series.push(`  line "${a.title}" [${a.values.map((v) => mermaidNumber(v)).join(', ')}]`);
+  }
+  const init = JSON.stringify({ themeVariables: { xyChart: { plotColorPalette: palette.join(', ') } } });
+  const legend = [
+    ...(window
+      ? [`shaded: the fault window (${formatOffset(window.from)} to ${formatOffset(window.to)})`]
+      : []),
+    `blue: ${name}`,
+    ...(boundSeries.length
+      ? [
+          `green: its bound (${sliHeader?.bound ?? 'as measured'} during the fault${sliHeader && sliHeader.steadyBound !== sliHeader.bound ? `, ${sliHeader.steadyBound} in the steady state and recovery` : ''})`,
+        ]
+      : []),
+    ...aborts.map((a) => `red: ${a.title} (abort threshold)`),
+  ];
+  return [
+    '```mermaid',
+    `%%{init: ${init}}%%`,
+    'xychart-beta',
+    `  title "${name}"`,
+    `  x-axis "seconds from ${origin.label}" ${mermaidNumber(grid.from)} --> ${mermaidNumber(at(grid.count - 1))}`,
+    `  y-axis "${name}" ${mermaidNumber(lo, 6)} --> ${mermaidNumber(hi, 6)}`,
+    ...series,
+    '```',
+    '',
+    `Time axis to scale: one point every ${formatSeconds(grid.step * 1000)} (the worst reading of each step${held ? '; a step without a reading repeats the previous value' : ''}). ${legend.join(' · ')}.`,
+  ];
+}
+
+function table(origin: TimeOrigin, points: Point[]): string[] {
   const rows = points.map(
     (p) =>
-      `| ${offsetOf(p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${escapeCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
+      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${escapeCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
   );
   return ['| t (s) | phase | value | status | bound | requests |', '|---:|---|---:|---|---|---:|', ...rows];
 }
@@ -97,10 +250,10 @@ function iso(at: number | undefined): string {
   return at === undefined ? '' : new Date(at).toISOString();
 }
 
-function timings(j: Journal): string[] {
+function timings(j: Journal, origin: TimeOrigin): string[] {
   const t = j.timings;
   const rel = (at: number | undefined): string =>
-    at === undefined || t.injectedAt === undefined ? '' : formatOffset((at - t.injectedAt) / 1000);
+    at === undefined ? '' : formatOffset(secondsFrom(origin, at));
   const rows: [string, number | undefined][] = [
     ['started', t.startedAt],
     ['injected', t.injectedAt],
@@ -110,7 +263,7 @@ function timings(j: Journal): string[] {
     ['recovered', t.recoveredAt],
     ['finished', t.finishedAt],
   ];
-  const out = ['| moment | time (UTC) | since injection |', '|---|---|---:|'];
+  const out = [`| moment | time (UTC) | from ${origin.label} |`, '|---|---|---:|'];
   for (const [label, at] of rows) if (at !== undefined) out.push(`| ${label} | ${iso(at)} | ${rel(at)} |`);
   if (
     t.firstBreachAt !== undefined &&
@@ -180,16 +333,15 @@ function budget(j: Journal): string[] {
   return [...out, ''];
 }
 
-function trace(events: JournalEvent[], injectedAt: number | undefined): string[] {
+function trace(events: JournalEvent[], origin: TimeOrigin): string[] {
   const out = ['<details><summary>Event trace</summary>', '', '| time | event | message |', '|---|---|---|'];
   for (const e of events) {
-    const when = injectedAt === undefined ? iso(e.at) : formatOffset((e.at - injectedAt) / 1000);
-    out.push(`| ${when} | ${e.type} | ${escapeCell(e.message)} |`);
+    out.push(`| ${formatOffset(secondsFrom(origin, e.at))} | ${e.type} | ${escapeCell(e.message)} |`);
   }
   return [...out, '', '</details>', ''];
 }
 
-function expectations(j: Journal): string[] {
+function expectations(j: Journal, origin: TimeOrigin): string[] {
   const list = j.expectations ?? [];
   if (list.length === 0) return [];
   const out = [
@@ -201,7 +353,7 @@ function expectations(j: Journal): string[] {
   for (const e of list) {
     const seen = j.measurements.find((m) => m.phase === 'fault' && m.expect?.[e.name]?.status === 'ok');
     out.push(
-      `| ${e.name} | ${e.bound} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(seen) + ' s' : 'not seen'} |`,
+      `| ${e.name} | ${e.bound} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(origin, seen) + ' s' : 'not seen'} |`,
     );
   }
   return [...out, ''];
@@ -227,9 +379,11 @@ export function renderSummary(j: Journal): string {
   if (j.exitCode !== null) out.push(`Exit code ${j.exitCode}.`, '');
   out.push(...experiment(j), '');
 
+  // Every time below is on this one clock (see `timeOrigin`); charts, tables and the trace agree.
+  const origin = timeOrigin(j);
   const measured = j.measurements;
   if (measured.length > 0) {
-    out.push('### SLIs over time', '');
+    out.push('### SLIs over time', '', clockNote(j), '');
     for (const sli of j.slis) {
       const points = measured.flatMap((m) =>
         m.slis[sli.name] ? [{ m, v: m.slis[sli.name] as SliValue }] : [],
@@ -246,11 +400,11 @@ export function renderSummary(j: Journal): string {
         `Bound ${sli.bound} during the fault, ${sli.steadyBound} in the steady state and recovery${note}.`,
         '',
       );
-      out.push(...chart(sli.name, sli.bound, shown), '');
-      out.push('<details><summary>Table</summary>', '', ...table(shown), '', '</details>', '');
+      out.push(...chart(j, origin, sli.name, points), '');
+      out.push('<details><summary>Table</summary>', '', ...table(origin, shown), '', '</details>', '');
     }
   }
-  out.push(...expectations(j));
+  out.push(...expectations(j, origin));
   if (j.abortRules.length > 0) {
     out.push('### Abort rules', '', '| SLI | threshold | for | measurements |', '|---|---|---:|---:|');
     for (const r of j.abortRules) {
@@ -258,9 +412,9 @@ export function renderSummary(j: Journal): string {
     }
     out.push('');
   }
-  out.push('### Timings', '', ...timings(j), '');
+  out.push('### Timings', '', ...timings(j, origin), '');
   out.push(...targets(j), ...budget(j));
-  const body = [...out, ...trace(j.events, j.timings.injectedAt)].join('\n');
+  const body = [...out, ...trace(j.events, origin)].join('\n');
   if (Buffer.byteLength(body) <= MAX_SUMMARY_BYTES) return body;
   return [
     ...out,

@@ -18,6 +18,8 @@ export const MAX_LOGGED_REQUESTS = 5000;
 export const MAX_LOGGED_ACTIONS = 2000;
 /** Request bodies longer than this are logged truncated. */
 export const MAX_LOGGED_BODY_CHARS = 16_384;
+/** Longest `latency` fault (ms): 10 minutes. */
+export const MAX_FAULT_LATENCY_MS = 600_000;
 /** Admin request bodies above this are refused. */
 const MAX_ADMIN_BODY = 64 * 1024;
 
@@ -33,8 +35,11 @@ export const ApiFaultSpec = z
     kind: z.enum(['throttle', 'error', 'latency', 'drop']),
     /** HTTP status for `throttle` (400 or 429; default 429 for FIS, 400 for CloudWatch) and `error` (5xx, default 500). */
     status: z.number().int().min(400).max(599).optional(),
-    /** Added delay for `latency`. */
-    latencyMs: z.number().int().min(0).max(120_000).optional(),
+    /**
+     * Added delay for `latency`. Up to 10 minutes, so a call that hangs far past any chaos-gate deadline
+     * (a 220 s GetExperiment, say) can be staged; the client's deadline, not the fault, should end it.
+     */
+    latencyMs: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
     /** Fire this many times, then go away. */
     count: z.number().int().min(1).max(1_000_000).optional(),
     /** Stay for this long, then go away. */

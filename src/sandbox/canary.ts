@@ -15,7 +15,9 @@ export type CanaryFault =
   /** Compute was stopped or deleted: a share of requests fail until `untilMs` (replacements come up). */
   | { kind: 'error-burst'; share: number; untilMs: number }
   /** CPU stress on a share of the canary's instances: requests landing there take longer. */
-  | { kind: 'cpu-stress'; addedMs: number; share: number };
+  | { kind: 'cpu-stress'; addedMs: number; share: number }
+  /** Network latency on a share of the canary's pods (EKS pod-network-latency, a NetworkChaos delay). */
+  | { kind: 'latency'; addedMs: number; jitterMs: number; share: number };
 
 /** How the canary behaves; set from the sandbox config and the admin endpoint. */
 export interface CanaryBehaviour {
@@ -153,13 +155,16 @@ export class Canary {
     let outage = 0;
     let burst = 0;
     let partition = false;
+    let network = 0;
     for (const f of this.faults.values()) {
       if (f.kind === 'cpu-stress' && this.random() < f.share) cpu += f.addedMs;
+      else if (f.kind === 'latency' && this.random() < f.share)
+        network += Math.max(0, f.addedMs + f.jitterMs * (2 * this.random() - 1));
       else if (f.kind === 'outage') outage = Math.max(outage, f.share);
       else if (f.kind === 'error-burst' && now < f.untilMs) burst = Math.max(burst, f.share);
       else if (f.kind === 'partition') partition = true;
     }
-    latency += cpu * (0.6 + 0.8 * this.random());
+    latency += cpu * (0.6 + 0.8 * this.random()) + network;
     if (outage > 0 && this.random() < outage)
       return {
         outcome: 'error',
@@ -292,7 +297,7 @@ export class Canary {
       '# HELP canary_faults_active Faults the sandbox has switched on, by kind.',
       '# TYPE canary_faults_active gauge',
     );
-    for (const kind of ['partition', 'outage', 'error-burst', 'cpu-stress'])
+    for (const kind of ['partition', 'outage', 'error-burst', 'cpu-stress', 'latency'])
       lines.push(
         `canary_faults_active{kind="${kind}"} ${[...this.faults.values()].filter((f) => f.kind === kind).length}`,
       );

@@ -60,6 +60,24 @@ export const SandboxConfig = z.strictObject({
       github: Port.optional(),
     })
     .optional(),
+  /**
+   * Further accounts the stand-in holds (each a copy of the sandbox resources under its own account id),
+   * for multi-account experiments; default one, `210987654321`.
+   */
+  targetAccounts: z
+    .array(z.string().regex(/^\d{12}$/, { message: 'a 12-digit account id' }))
+    .max(10)
+    .optional(),
+  /**
+   * When given, every AWS request must carry a valid SigV4 signature made with these credentials (any
+   * other key is refused as AWS refuses it); without it any signature is accepted.
+   */
+  credentials: z
+    .strictObject({
+      accessKeyId: z.string().min(16, { message: 'an access key id of at least 16 characters' }).max(128),
+      secretAccessKey: z.string().min(1),
+    })
+    .optional(),
   fis: FisTimingsConfig.optional(),
   canary: CanaryConfig.optional(),
   load: LoadConfig.optional(),

@@ -26,6 +26,8 @@ import { DEFAULT_ACCOUNT_ID, DEFAULT_REGION, sandboxInventory } from './targets.
 import { CloudWatchStandIn } from './cloudwatch/index.js';
 import { createGitHubStandIn } from './github/index.js';
 import { TaggingStandIn, taggableResources } from './tagging/index.js';
+import { StsStandIn } from './sts.js';
+import { verifySignature, type SignatureFailure } from './sigv4.js';
 
 /** Largest AWS request body accepted: CloudWatch PutMetricData allows 1 MB (GR-CW), so twice that. */
 export const MAX_AWS_BODY_BYTES = 2 * 1024 * 1024;
@@ -34,6 +36,57 @@ const FIS_TICK_MS = 50;
 /** Default publish/evaluate cadence: the canary's datapoints are 1-second high-resolution ones. */
 const DEFAULT_PUBLISH_MS = 1000;
 const CLOUDWATCH_TARGET_PREFIX = 'GraniteServiceVersion20100801.';
+
+/** The second account the sandbox holds unless the config lists others: the target of multi-account experiments. */
+export const DEFAULT_TARGET_ACCOUNT = '210987654321';
+
+/**
+ * Answers a request whose signature failed, in the error format of the protocol it used: awsQuery
+ * (CloudWatch's form requests, STS) → XML with `SignatureDoesNotMatch` and its kin; JSON protocols (FIS
+ * restJson1, CloudWatch JSON 1.0, Tagging) → `InvalidSignatureException` and its kin.
+ */
+function sendSignatureFailure(
+  req: IncomingMessage,
+  body: Buffer,
+  res: ServerResponse,
+  f: SignatureFailure,
+): void {
+  const target = req.headers['x-amz-target'];
+  const form =
+    typeof target !== 'string' &&
+    String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded') &&
+    new URLSearchParams(body.toString('utf8')).has('Action');
+  const queryCode = {
+    missing: 'MissingAuthenticationToken',
+    'unknown-key': 'InvalidClientTokenId',
+    mismatch: 'SignatureDoesNotMatch',
+    expired: 'RequestExpired',
+    malformed: 'IncompleteSignature',
+  }[f.kind];
+  const jsonCode = {
+    missing: 'MissingAuthenticationTokenException',
+    'unknown-key': 'UnrecognizedClientException',
+    mismatch: 'InvalidSignatureException',
+    expired: 'InvalidSignatureException',
+    malformed: 'IncompleteSignatureException',
+  }[f.kind];
+  if (form) {
+    res.writeHead(403, { 'content-type': 'text/xml' });
+    res.end(
+      `<ErrorResponse><Error><Type>Sender</Type><Code>${queryCode}</Code><Message>${f.message.replace(/[<>&]/g, '')}</Message></Error><RequestId>sandbox-signature</RequestId></ErrorResponse>`,
+    );
+    return;
+  }
+  const headers: Record<string, string> = {
+    'content-type': typeof target === 'string' ? 'application/x-amz-json-1.0' : 'application/json',
+    'x-amzn-ErrorType': jsonCode,
+  };
+  // CloudWatch's JSON protocol is awsQuery-compatible: clients take the code from this header.
+  if (typeof target === 'string' && target.startsWith(CLOUDWATCH_TARGET_PREFIX))
+    headers['x-amzn-query-error'] = `${queryCode};Sender`;
+  res.writeHead(403, headers);
+  res.end(JSON.stringify({ __type: `com.amazon.coral.service#${jsonCode}`, message: f.message }));
+}
 
 /** The CloudWatch stand-in as the sandbox uses it (built in `./cloudwatch/index.ts`). */
 export interface CloudWatchLike extends AlarmReader {
@@ -157,9 +210,22 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
   const now = opts.now ?? Date.now;
   const region = config.region ?? DEFAULT_REGION;
   const accountId = config.accountId ?? DEFAULT_ACCOUNT_ID;
-  const inventory = sandboxInventory(accountId, region);
+  // The sandbox's own account, and the accounts multi-account experiments reach (each a copy of the same
+  // staging system under its own account id).
+  const accounts = [
+    accountId,
+    ...(config.targetAccounts ?? [DEFAULT_TARGET_ACCOUNT]).filter((a) => a !== accountId),
+  ];
+  const inventory = accounts.flatMap((a) => sandboxInventory(a, region));
+  const sts = new StsStandIn({ now, accountId, accounts: () => accounts });
   // Resource Groups Tagging API: how chaos-gate learns the tags of resolved targets (FIS does not say).
-  const tagging = new TaggingStandIn({ resources: () => taggableResources(inventory), now });
+  // Like AWS, it answers for the caller's account only: a target account's tags need that account's keys.
+  let taggingAccount = accountId;
+  const tagging = new TaggingStandIn({
+    resources: () => taggableResources(inventory.filter((r) => r.arn.split(':')[4] === taggingAccount)),
+    now,
+  });
+  const credentials = config.credentials;
 
   const cloudwatch: CloudWatchLike = new CloudWatchStandIn({ now, region, accountId });
 
@@ -198,8 +264,31 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
         res.end(JSON.stringify({ message: `Request bodies are limited to ${MAX_AWS_BODY_BYTES} bytes.` }));
         return;
       }
+      if (credentials) {
+        const failure = verifySignature(
+          req,
+          body,
+          (key) => (key === credentials.accessKeyId ? credentials.secretAccessKey : sts.secretOf(key)),
+          now(),
+        );
+        const key = /Credential=([^/]+)/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+        const token = sts.sessionTokenOf(key);
+        if (failure) return sendSignatureFailure(req, body, res, failure);
+        if (token !== undefined && req.headers['x-amz-security-token'] !== token)
+          return sendSignatureFailure(req, body, res, {
+            kind: 'unknown-key',
+            message: 'The security token included in the request is invalid.',
+          });
+      }
+      if (sts.handles(req, body)) {
+        sts.handle(req, body, res);
+        return;
+      }
       if (tagging.handles(req)) {
+        // handle() answers synchronously, so the account cannot change under another request.
+        taggingAccount = sts.accountOf(req);
         await tagging.handle(req, body, res);
+        taggingAccount = accountId;
         return;
       }
       const service: AwsService = cloudwatch.handles(req) ? 'cloudwatch' : 'fis';

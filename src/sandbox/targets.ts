@@ -39,6 +39,7 @@ export const KNOWN_RESOURCE_TYPES: ReadonlySet<string> = new Set([
   'aws:ecs:task',
   'aws:ecs:cluster',
   'aws:eks:pod',
+  'aws:eks:cluster',
   'aws:eks:nodegroup',
   'aws:ec2:spot-instance',
   'aws:ec2:autoscaling-group',
@@ -181,6 +182,16 @@ export function sandboxInventory(accountId = DEFAULT_ACCOUNT_ID, region = DEFAUL
       },
       role: 'app' as const,
       group: 'canary',
+    })),
+    // The EKS clusters the pods run in: the target of aws:eks:inject-kubernetes-custom-resource, which
+    // hands a Chaos Mesh or Litmus resource to the chaos tool in the cluster.
+    ...(['canary-eks', 'staging'] as const).map((name) => ({
+      arn: `arn:aws:eks:${region}:${accountId}:cluster/${name}`,
+      resourceType: 'aws:eks:cluster',
+      tags: { Environment: 'staging-chaos', Name: name },
+      attributes: {},
+      role: 'none' as const,
+      group: `eks-${name}`,
     })),
     // The checkout API of fixtures/plans/eks-pod-delete.yaml (cluster `staging`, namespace `checkout`).
     ...[1, 2, 3].map((n) => ({

@@ -3,10 +3,11 @@
  * behaves before, during and after the fault, and how the injector behaves. Times are offsets from the
  * injection (the start call) unless a field says otherwise.
  */
-import { readFileSync } from 'node:fs';
+import { FileReadError, readFileBoundedSync } from '../files/read.js';
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { Duration } from '../plan/schema.js';
+import { describeZodIssue } from '../plan/load.js';
 import { VERDICTS } from '../journal/types.js';
 
 /** Scenario files are small hand-written fixtures; anything larger is a mistake. */
@@ -198,12 +199,10 @@ export function parseScenario(text: string, file: string): Scenario {
     file,
     parsed.error.issues.map((issue) => {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-      const got = valueAt(data, path);
-      const shown = got === undefined ? 'missing' : JSON.stringify(got);
       return {
         ...locate(doc, counter, path),
         path: path.join('.'),
-        message: `${issue.message} (got ${shown})`,
+        message: describeZodIssue(issue, valueAt(data, path)),
       };
     }),
   );
@@ -213,10 +212,12 @@ export function parseScenario(text: string, file: string): Scenario {
 export function loadScenario(path: string): Scenario {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A regular file only, capped while reading (src/files/read.ts): no device, FIFO or directory.
+    text = readFileBoundedSync(path, { what: 'scenario', maxBytes: MAX_SCENARIO_BYTES }).text;
   } catch (error) {
+    if (!(error instanceof FileReadError)) throw error;
     throw new ScenarioError(path, [
-      { line: 1, column: 1, path: '', message: `cannot read: ${(error as Error).message}` },
+      { line: 1, column: 1, path: '', message: `cannot read: ${error.reason}; expected ${error.expected}` },
     ]);
   }
   return parseScenario(text, path);

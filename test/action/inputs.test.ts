@@ -86,7 +86,7 @@ describe('action inputs', () => {
     [
       'prometheus-url',
       { 'prometheus-url': 'prom:9090' },
-      'Input "prometheus-url" is "prom:9090": expected an http(s) URL',
+      'Input "prometheus-url" is "prom:9090": its scheme is prom, not http or https; expected an http(s) URL',
     ],
     [
       'aws-region',

@@ -200,7 +200,9 @@ describe('runFromInputs with the stand-in', () => {
     expect(code).toBe(2);
     expect(called).toBe(false);
     expect(core.outputs.verdict).toBe('refused');
-    expect(core.outputs.reason).toContain('from forks');
+    expect(core.outputs.reason).toContain(
+      'run refuses: pull_request: the head repository forker/forkgate is not the base repository acme/forkgate (a fork)',
+    );
   });
 
   it('opens a findings issue when findings: issue and the run deviated', async () => {
@@ -245,7 +247,8 @@ describe('runFromInputs with the stand-in', () => {
       }),
     );
     void main;
-    await new Promise((r) => setTimeout(r, 200));
+    // The main step is "killed" once it saved the experiment id (the check run is created before that).
+    await expect.poll(() => core.state[STATE.experimentId], { timeout: 10_000 }).toBe('EXPcancel1');
     const stopped: string[] = [];
     const failures: string[] = [];
     const result = await runPostStep({

@@ -275,10 +275,12 @@ describe('chaos-gate model failover', () => {
   });
 
   it('rejects a missing or invalid flag naming the flag', async () => {
-    await expect(model.run(['failover', ...flags], io())).rejects.toThrow(/--replication is missing/);
+    await expect(model.run(['failover', ...flags], io())).rejects.toThrow(
+      '--replication is missing; expected async or sync',
+    );
     await expect(
       model.run(['failover', ...flags, '--replication', 'sync', '--depth', 'medium'], io()),
-    ).rejects.toThrow(/--depth medium/);
+    ).rejects.toThrow("--depth 'medium' is not valid; expected shallow or deep");
     await expect(model.run(['nothing'], io())).rejects.toThrow(/unknown model 'nothing'/);
   });
 

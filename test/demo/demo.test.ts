@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoRecord, FaultRecord } from '../../src/cli/demo/sandbox-demo.js';
 import type { Journal } from '../../src/journal/types.js';
+import { abortLatencyMs } from '../../src/action/outputs.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** The demo's own target is under 90 s; the bound leaves room for a loaded CI machine. */
@@ -135,7 +136,12 @@ describe('chaos-gate demo (sandbox, through the action)', () => {
     expect(types).toContain('abort');
     expect(types).toContain('stop-requested');
     expect(journal.events.find((e) => e.type === 'stop-verified')?.message).toMatch(/stopped/);
-    expect(Number(aborts.abortLatencyMs)).toBeGreaterThanOrEqual(0);
+    // The action's abort-latency-ms output: a whole number of milliseconds (never '' for an abort), the
+    // one the journal records from the measurement that completed the rule to the StopExperiment request.
+    expect(aborts.abortLatencyMs).toMatch(/^\d+$/);
+    expect(aborts.abortLatencyMs).toBe(String(Math.round(abortLatencyMs(journal) ?? NaN)));
+    // No rule tripped in the held run: the output is empty.
+    expect(record.plans.find((p) => p.planId === 'demo-holds')?.abortLatencyMs).toBe('');
   });
 
   it('ran the partition in the FIS stand-in: to completion when held, stopped early when aborted', () => {
@@ -216,6 +222,20 @@ describe('chaos-gate demo --simulated', () => {
       expect(breach.stdout).toContain('verdict: aborted (exit 1)');
       expect(breach.code).toBe(1);
       expect((JSON.parse(readFileSync(join(dir, 'held.json'), 'utf8')) as Journal).verdict).toBe('held');
+    },
+    SIMULATED_TIMEOUT_MS + 15_000,
+  );
+
+  it(
+    'writes its journal under --out-dir, as its --help says',
+    async () => {
+      const out = join(dir, 'out-dir');
+      const run = await cli(['demo', '--simulated', '--out-dir', out], SIMULATED_TIMEOUT_MS);
+      expect(run.stderr).not.toContain('unknown option');
+      const journalPath = join(out, 'redis-partition.journal.json');
+      expect(run.stdout).toContain(`journal: ${journalPath}`);
+      const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as Journal;
+      expect(run.stdout).toContain(`verdict: ${journal.verdict} (exit ${run.code})`);
     },
     SIMULATED_TIMEOUT_MS + 15_000,
   );

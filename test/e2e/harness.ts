@@ -198,9 +198,19 @@ function spawnNode(entry: string, args: string[], env: NodeJS.ProcessEnv): CliCh
   };
 }
 
+/**
+ * FIS runs no action shorter than a minute and the sandbox enforces that, so the e2e plans name real
+ * durations (PT1M, PT2M) and the e2e sandbox runs them at 4× speed: PT1M lasts 15 s.
+ */
+export const E2E_DURATION_SCALE = 0.25;
+
 /** Starts a sandbox child for one test file. */
 export async function startE2E(config: Record<string, unknown> = {}): Promise<E2E> {
-  const sandbox = await startSandboxProcess({ config });
+  const timings = {
+    durationScale: E2E_DURATION_SCALE,
+    ...(config.fis as Record<string, unknown> | undefined),
+  };
+  const sandbox = await startSandboxProcess({ config: { ...config, fis: timings } });
   const dir = mkdtempSync(path.join(tmpdir(), 'chaos-gate-e2e-'));
   const { aws, canary } = sandbox.urls;
   const env: NodeJS.ProcessEnv = {

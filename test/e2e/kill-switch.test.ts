@@ -38,6 +38,8 @@ let markBeforeRefused = 0;
 let markAfterRefused = 0;
 let release: CliResult;
 let afterRelease: PlanRun;
+let statusEngaged: CliResult;
+let statusReleased: CliResult;
 
 beforeAll(async () => {
   e2e = await startE2E();
@@ -55,11 +57,13 @@ beforeAll(async () => {
   killed = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as RunJson;
   killedJournal = readJournal(journalPath);
 
+  statusEngaged = await e2e.cli(['kill', '--status']).done;
   markBeforeRefused = await e2e.mark();
   refused = await e2e.run('e2e-kill.yaml');
   markAfterRefused = await e2e.mark();
   // The sandbox lever takes leverEngagingMs (500 ms) to engage; it cannot be released while engaging.
   release = await e2e.cli(['kill', '--release', '--reason', 'e2e: all clear', '--json']).done;
+  statusReleased = await e2e.cli(['kill', '--status']).done;
   afterRelease = await e2e.run('e2e-held.yaml');
 }, 200_000);
 
@@ -115,6 +119,15 @@ describe('chaos-gate kill during a run', () => {
     expect((await e2e.actions(afterRelease.json.experimentId ?? '')).map((a) => a.endedAs)).toEqual([
       'completed',
     ]);
+  });
+
+  it('kill --status exits 1 while the switch is engaged and 0 once it is released, saying which', () => {
+    expect(statusEngaged.code, statusEngaged.stderr).toBe(1);
+    expect(statusEngaged.stdout.trim()).toMatch(
+      /^engaged: kill-switch alarm chaos-gate-kill-switch is ALARM/,
+    );
+    expect(statusReleased.code, statusReleased.stderr).toBe(0);
+    expect(statusReleased.stdout.trim()).toBe('released');
   });
 
   it('leaves the canary without a fault', async () => {

@@ -6,8 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutMetricAlarmCommand, SetAlarmStateCommand } from '@aws-sdk/client-cloudwatch';
-import { canaryFaults, eventOf, readJournal, startE2E, waitFor, type E2E, type RunJson } from './harness.js';
+import {
+  canaryFaults,
+  eventOf,
+  readJournal,
+  ROOT,
+  startE2E,
+  waitFor,
+  type E2E,
+  type RunJson,
+} from './harness.js';
 import type { Journal } from '../../src/journal/types.js';
+import { CloudWatchSourceImpl } from '../../src/metrics/cloudwatch/index.js';
+import { loadPlan } from '../../src/plan/load.js';
 import path from 'node:path';
 
 const ALARM = 'e2e-plan-stop';
@@ -18,6 +29,8 @@ let json: RunJson;
 let journal: Journal;
 let code: number | null;
 let alarmAt = 0;
+/** The sandbox's request log position when the run started (the test's own reads come before it). */
+let runMark = 0;
 
 beforeAll(async () => {
   e2e = await startE2E();
@@ -38,6 +51,25 @@ beforeAll(async () => {
   await e2e.cloudwatch.send(
     new SetAlarmStateCommand({ AlarmName: ALARM, StateValue: 'OK', StateReason: 'e2e: armed' }),
   );
+  // CloudWatch SLIs read complete periods only (5 s period + 5 s ingestion allowance): a sandbox that
+  // has just started has none yet, and the steady state would read no-data. Wait until the gate's own
+  // source sees a complete period holding the plan's minRequests.
+  const { plan } = await loadPlan(path.join(ROOT, 'fixtures/plans/e2e-alarm.yaml'));
+  const requests = plan.hypothesis.requests?.cloudwatch;
+  const source = new CloudWatchSourceImpl(e2e.cloudwatch);
+  await waitFor(
+    'a complete CloudWatch period of canary traffic',
+    async () => {
+      const [r] = await source.read(
+        [{ name: '__requests', spec: { cloudwatch: requests } }],
+        Date.now(),
+        1000,
+      );
+      return (r?.value ?? 0) >= plan.hypothesis.minRequests ? true : undefined;
+    },
+    30_000,
+  );
+  runMark = await e2e.mark();
   const journalPath = path.join(e2e.dir, 'alarm.journal.json');
   const child = e2e.cli(['run', 'fixtures/plans/e2e-alarm.yaml', '--journal', journalPath, '--json']);
   const [, id] = await child.waitForStderr(/experiment (EXP\w+) started/, 90_000);
@@ -96,8 +128,8 @@ describe('a plan stop-condition alarm forced to ALARM mid-run', () => {
     for (const m of journal.measurements) {
       expect(m.slis.error_ratio?.query).toContain('errors / requests');
     }
-    const calls = await e2e.requests({ service: 'cloudwatch', operation: 'GetMetricData' });
-    // The canary's own publishing uses PutMetricData; GetMetricData comes only from the run.
+    const calls = await e2e.requests({ service: 'cloudwatch', operation: 'GetMetricData', since: runMark });
+    // The canary's own publishing uses PutMetricData; after the mark, GetMetricData comes only from the run.
     expect(calls.length).toBe(ticks);
   });
 

@@ -45,8 +45,13 @@ beforeAll(async () => {
   e2e = await startE2E();
   const files = { state: 'github_state', output: 'github_output', summary: 'github_summary' };
   for (const f of Object.values(files)) writeFileSync(path.join(e2e.dir, f), '');
+  // A push: an event that proves the workspace holds the repository's own code, so the run may inject.
+  const eventPath = path.join(e2e.dir, 'event.json');
+  writeFileSync(eventPath, JSON.stringify({ ref: 'refs/heads/main' }));
   const github = {
     GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME: 'push',
+    GITHUB_EVENT_PATH: eventPath,
     GITHUB_WORKSPACE: e2e.dir,
     GITHUB_RUN_ID: '9001',
     GITHUB_RUN_ATTEMPT: '1',

@@ -83,13 +83,13 @@ describe('FIS template provisioning', () => {
   it('updates it (and its digest tag) when the plan changes', async () => {
     const before = (await template(templateId)).tags?.['chaos-gate:digest'];
     changedPlan = copyPlan(e2e.dir, 'e2e-template.yaml', (text) =>
-      text.replace('duration: PT10S', 'duration: PT15S'),
+      text.replace('duration: PT1M', 'duration: PT1M30S'),
     );
     const run = await e2e.run(changedPlan);
     expect(provisioned(run)).toBe('updated');
     expect(run.journal.templateId).toBe(templateId);
     const t = await template(templateId);
-    expect(t.actions?.partitionRedisPrimary?.parameters?.duration).toBe('PT15S');
+    expect(t.actions?.partitionRedisPrimary?.parameters?.duration).toBe('PT1M30S');
     expect(t.tags?.['chaos-gate:digest']).not.toBe(before);
   });
 

@@ -24,7 +24,7 @@ describe('abort rules', () => {
   it('aborts after 3 consecutive p95 breaches and stops FIS', async () => {
     const { result, world } = await withP95((s) => (s >= 4 ? 0.61 : 0.1));
     expect(result.verdict).toBe('aborted');
-    expect(result.reason).toBe('p95_latency_s 0.61 > 0.5 for 3 measurements in a row (+6.0 s)');
+    expect(result.reason).toBe('p95_latency_s 0.61 > 0.5 for 3 measurements in a row, 3.0 s (+6.0 s)');
     expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
     const stop = world.injector.calls.find((c) => c.method === 'stop');
     expect(stop?.args[1]).toContain('p95_latency_s 0.61 > 0.5');
@@ -45,7 +45,7 @@ describe('abort rules', () => {
     const script = (s: number): number => (s === 1 || s === 2 || s === 4 || s === 5 || s === 6 ? 0.6 : 0.1);
     const { result } = await withP95(script);
     expect(result.verdict).toBe('aborted');
-    expect(result.reason).toMatch(/for 3 measurements in a row \(\+6\.0 s\)$/);
+    expect(result.reason).toMatch(/for 3 measurements in a row, 3\.0 s \(\+6\.0 s\)$/);
   });
 
   it('treats a gap as neither breach nor reset: breach, breach, no-data, breach aborts at the 4th tick', async () => {
@@ -69,7 +69,7 @@ describe('abort rules', () => {
       }),
     });
     expect(result.journal.abortRules[0]?.count).toBe(3);
-    expect(result.reason).toMatch(/for 3 measurements in a row \(\+4\.0 s\)$/);
+    expect(result.reason).toMatch(/for 3 measurements in a row, 3\.0 s \(\+4\.0 s\)$/);
   });
 });
 
@@ -153,11 +153,14 @@ describe('expectations and recovery', () => {
 describe('stop on every exit path', () => {
   it('stops FIS when the reporter (onTick) throws mid-fault, with verdict failed', async () => {
     const { result, world } = await simulate(held(), {
-      deps: () => ({
-        onTick: (m) => {
-          if (m.phase === 'fault' && (m.t ?? 0) >= 3) throw new Error('summary writer exploded');
-        },
-      }),
+      deps: () => {
+        let faultTicks = 0;
+        return {
+          onTick: (m) => {
+            if (m.phase === 'fault' && ++faultTicks >= 3) throw new Error('summary writer exploded');
+          },
+        };
+      },
     });
     expect(result.verdict).toBe('failed');
     expect(result.reason).toContain('summary writer exploded');
@@ -184,15 +187,44 @@ describe('stop on every exit path', () => {
     expect(world.injector.stopCount).toBe(1);
   });
 
-  it('fails and stops FIS when a mid-run check throws', async () => {
+  it('fails and stops FIS when a mid-run check keeps failing (blindAfter times in a row)', async () => {
     const { result, world } = await simulate(held(), {
       deps: () => ({
         midRun: [{ name: 'kill-switch', check: async () => Promise.reject(new Error('alarm API down')) }],
       }),
     });
     expect(result.verdict).toBe('failed');
-    expect(result.reason).toContain('mid-run check kill-switch: alarm API down');
+    expect(result.reason).toMatch(/^mid-run check kill-switch failed 3 times in a row: alarm API down/);
     expect(world.injector.stopCount).toBe(1);
+  });
+
+  it('goes on through one failed or slow mid-run check: a check is polled beside the ticks', async () => {
+    const { result } = await simulate(held(), {
+      deps: (w) => {
+        let n = 0;
+        return {
+          midRun: [
+            {
+              name: 'incidents',
+              check: async () => {
+                n++;
+                if (n === 2) throw new Error('Prometheus 503');
+                // The third answer takes 4 s: ticks must not wait for it.
+                if (n === 3) await w.clock.sleep(4000);
+                return null;
+              },
+            },
+          ],
+        };
+      },
+    });
+    expect(result.verdict).toBe('held');
+    const fault = result.journal.measurements.filter((m) => m.phase === 'fault');
+    const gaps = fault.slice(1).map((m, i) => m.at - fault[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1000);
+    expect(result.journal.events.some((e) => e.type === 'error' && /Prometheus 503/.test(e.message))).toBe(
+      true,
+    );
   });
 
   it('fails with the manual commands when the stop is never verified', async () => {
@@ -209,6 +241,19 @@ describe('stop on every exit path', () => {
     expect(world.injector.stopCount).toBeGreaterThan(2);
     const stops = world.injector.calls.filter((c) => c.method === 'stop').map((c) => c.at);
     expect(stops.at(-1)! - stops[0]!).toBeLessThanOrEqual(20_000);
+  });
+
+  it('prints the manual stop command with the Region the experiment runs in', async () => {
+    const { result, world } = await simulate('failed-stop-unverified', {
+      deps: () => ({ region: 'eu-west-1' }),
+    });
+    const id = world.injector.experimentId!;
+    expect(result.reason).toContain(`aws fis stop-experiment --id ${id} --region eu-west-1`);
+    const event = result.journal.events.find((e) => e.type === 'stop-failed');
+    expect(event?.data?.manualCommands).toEqual([
+      `aws fis stop-experiment --id ${id} --region eu-west-1`,
+      `aws fis get-experiment --id ${id} --region eu-west-1`,
+    ]);
   });
 
   it('verifies the stop by state even when StopExperiment answers with an error', async () => {

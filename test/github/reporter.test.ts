@@ -281,7 +281,8 @@ describe('GitHub reporter against the stand-in', () => {
 
   it('never throws when GitHub is unreachable: it warns and the caller keeps its verdict', async () => {
     const dead: GitHubContext = { ...pushCtx(), apiUrl: 'http://127.0.0.1:9' };
-    const r = reporter(dead);
+    // Connection refused is retried like a 5xx; a 1 ms backoff keeps the test short.
+    const r = reporter(dead, { retry: { backoffUnitMs: 1, checkRunPauseMs: 1 } });
     expect(await r.startCheck('redis-partition', Date.now())).toBeUndefined();
     await r.completeCheck(journal('held'));
     expect(await r.reportFindings(journal('deviated'))).toBe('failed');

@@ -144,7 +144,8 @@ export interface StepResult {
 
 /** A job's context: one per case, its own temp dir, workspace and file-command files. */
 export interface JobOptions {
-  event: 'push' | 'pull_request';
+  /** `GITHUB_EVENT_NAME`: any event the runner knows (`push`, `pull_request_target`, `workflow_run`, …). */
+  event: string;
   /** The webhook payload written to `GITHUB_EVENT_PATH`. */
   payload: Record<string, unknown>;
   /** `GITHUB_SHA` (on pull_request the merge commit, not the head). */
@@ -161,6 +162,8 @@ export interface JobOptions {
   files?: Record<string, string>;
   /** The node binary (`runs.using: node20|node24`); default: this process's. */
   node?: string;
+  /** Other bundles to run than `dist/` (e.g. a fresh build of the sources in a temp dir). */
+  bundles?: { main: string; post: string };
 }
 
 /** One job's main + post steps, with the runner's files. */
@@ -254,7 +257,7 @@ export class ActionsJob {
 
   /** Runs the main step to its end (bounded by `STEP_TIMEOUT_MS`, then killed and reported). */
   async runMain(): Promise<StepResult> {
-    const { child, result } = this.spawnStep(BUNDLES.main, {
+    const { child, result } = this.spawnStep(this.opts.bundles?.main ?? BUNDLES.main, {
       ...this.baseEnv(),
       GITHUB_OUTPUT: this.files.output,
       GITHUB_STATE: this.files.state,
@@ -336,7 +339,7 @@ export class ActionsJob {
   async runPost(): Promise<StepResult> {
     const state: Record<string, string> = {};
     for (const [name, value] of Object.entries(this.savedState())) state[`STATE_${name}`] = value;
-    const { child, result } = this.spawnStep(BUNDLES.post, {
+    const { child, result } = this.spawnStep(this.opts.bundles?.post ?? BUNDLES.post, {
       ...this.baseEnv(),
       ...state,
       GITHUB_OUTPUT: this.files.output,

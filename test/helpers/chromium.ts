@@ -1,9 +1,11 @@
 /**
  * Real headless Chromium for the HTML replay tests: Debian's `chromium`, driven by playwright-core.
- * When the binary is missing the suite is skipped with a printed reason (CI installs it).
+ * When the binary is missing the suite is skipped with a printed reason, except under CI (which installs
+ * it), where a missing browser fails the suite.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { skipOrFailUnderCi } from './ci.js';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -20,12 +22,13 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
-/** Why the Chromium tests cannot run here, or null when they can. */
+/** Why the Chromium tests cannot run here, or null when they can. Throws under CI. */
 export function chromiumSkipReason(): string | null {
   if (existsSync(CHROMIUM_PATH)) return null;
-  const reason = `Chromium not found at ${CHROMIUM_PATH}: install it with 'apt-get install -y chromium' (skipping browser tests)`;
-  console.warn(reason);
-  return reason;
+  return skipOrFailUnderCi(
+    'the Chromium browser tests',
+    `Chromium is not at ${CHROMIUM_PATH}: install it with 'apt-get install -y chromium' or set CHROMIUM_PATH`,
+  );
 }
 
 /** Launches headless Chromium. */

@@ -45,7 +45,8 @@ const coldStarts: { label: string; ms: number }[] = [];
 
 beforeAll(async () => {
   ensureBundle();
-  sandbox = await startSandboxProcess();
+  // The plans' PT1M20S partitions (FIS's minimum is PT1M) last 20 s at 4× speed.
+  sandbox = await startSandboxProcess({ config: { fis: { durationScale: 0.25 } } });
 }, 240_000);
 
 afterAll(async () => {
@@ -408,7 +409,7 @@ describe.sequential('the bundled action under the runner lifecycle (sandbox)', (
     const expectedLine =
       why === 'forbidden-tag'
         ? linesOf(plan, 'Environment: production')[0]
-        : linesOf(plan, 'maxActionDuration: 30s')[0];
+        : linesOf(plan, 'maxActionDuration: 2m')[0];
     expect(runs[0]?.annotations.map((a) => [a.path, a.start_line])).toContainEqual([
       c.planPath,
       expectedLine,
@@ -472,12 +473,11 @@ describe.sequential('the bundled action under the runner lifecycle (sandbox)', (
         expect(c.job.outputs()).toMatchObject({ verdict: 'aborted', 'experiment-id': id });
         expect(c.job.outputs().reason).toMatch(/cancelled by SIGINT/);
       } else {
-        // StopExperiment hangs, so the main step lives through SIGINT and SIGTERM and is killed, with the
-        // experiment still running: only the post step can stop it.
+        // StopExperiment hangs, so the main step lives through SIGINT and SIGTERM and is killed. Within its
+        // cancel budget it escalates (heartbeats withheld, the lease alarm forced), so FIS may already be
+        // stopping the experiment by its stop condition; either way the post step must verify the stop.
         expect(main.signalsSent, logOf(main)).toEqual(['SIGINT', 'SIGTERM', 'SIGKILL']);
         expect(main.signal).toBe('SIGKILL');
-        expect((await liveExperiments()).map((e) => e.id)).toContain(id);
-        expect(await fisStatus(id)).toBe('running');
       }
       // The main step created the check run before preflight and left its completion to the post step.
       expect(await checkRunsOf(c)).toEqual([

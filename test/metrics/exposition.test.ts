@@ -94,18 +94,20 @@ describe('exposition parser', () => {
     );
     expect(detectFormat('a 1\n# EOF\n')).toBe('openmetrics');
     expect(detectFormat('a 1\n', 'text/plain; version=0.0.4')).toBe('text');
+    // The declared type decides: in the text format `# EOF` is a comment.
+    expect(detectFormat('a 1\n# EOF\n', 'text/plain; version=0.0.4')).toBe('text');
   });
 
   it('refuses OpenMetrics without # EOF and content after it, naming url:line', () => {
     expect(errorOf('a_total 1\n', 'openmetrics').message).toBe(
       `${SRC}:1: OpenMetrics exposition does not end with # EOF`,
     );
-    expect(errorOf('a 1\n# EOF\nb 2\n').message).toBe(`${SRC}:3: content after # EOF`);
+    expect(errorOf('a 1\n# EOF\nb 2\n', 'openmetrics').message).toBe(`${SRC}:3: content after # EOF`);
   });
 
   it.each([
     ['m{a="1" 2\n', 1, "expected ',' or '}' at column 9"],
-    ['ok 1\nm{a="x\\q"} 1\n', 2, "invalid escape '\\q'"],
+    ['ok 1\nm{a="x\\', 2, 'is not closed'],
     ['ok 1\nok 2\nm{a="open} 1\n', 3, 'is not closed'],
     ['m{a="1",a="2"} 1\n', 1, "label 'a' appears twice"],
     ['m abc\n', 1, "value 'abc' is not a number"],

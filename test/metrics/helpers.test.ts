@@ -7,7 +7,7 @@ import {
   readAll,
   type MetricSources,
 } from '../../src/metrics/index.js';
-import { redact } from '../../src/metrics/prometheus/redact.js';
+import { SecretRegistry } from '../../src/security/redact.js';
 import {
   PrometheusSource,
   interpretResult,
@@ -58,9 +58,9 @@ describe('Prometheus helpers', () => {
   });
 
   it('redacts every secret, longest first', () => {
-    expect(redact('token abc123 and abc123456 and abc', ['abc123', 'abc123456', ''])).toBe(
-      'token *** and *** and abc',
-    );
+    const registry = new SecretRegistry();
+    for (const s of ['abc12345', 'abc12345678', '']) registry.add(s);
+    expect(registry.redact('token abc12345 and abc12345678 and abc')).toBe('token *** and *** and abc');
   });
 
   it('reads a scalar and a single-sample vector, and treats +Inf as a value', () => {
@@ -94,9 +94,9 @@ describe('Prometheus helpers', () => {
           basicAuth: { username: 'u', password: 'p' },
         }),
     ).toThrow('give only one of bearer token, basic auth and SigV4');
-    expect(() => new PrometheusSource({ url: 'ftp://p' })).toThrow('must use http or https');
+    expect(() => new PrometheusSource({ url: 'ftp://p' })).toThrow('its scheme is ftp, not http or https');
     expect(() => new PrometheusSource({ url: 'not a url' })).toThrow(
-      "prometheus-url 'not a url' is not a URL",
+      "prometheus-url 'not a url': it is not a valid URL",
     );
   });
 
@@ -131,6 +131,7 @@ describe('Prometheus helpers', () => {
     expect(() => parseHeaderLine('Bad Header: secret-value')).toThrow(
       "Prometheus header 'Bad Header' is not 'Name: value'",
     );
+    expect(() => parseHeaderLine('Bad Header: secret-value')).not.toThrow('secret-value');
     expect(() => parseHeaderLine('secret-value')).toThrow("'(no name)'");
   });
 });

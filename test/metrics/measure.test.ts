@@ -38,6 +38,7 @@ title: measure test
 service: traffic
 environment: staging
 owner: team-test
+env: [{ name: TRAFFIC, public: true }]
 hypothesis:
   interval: 1s
   minRequests: ${p.minRequests ?? 50}
@@ -133,14 +134,15 @@ describe('chaos-gate measure', () => {
     expect(result.slis[0]?.error).toMatch(/^\d+ requests in the window < minRequests 1000$/);
   });
 
-  it('reports a Prometheus SLI without a configured URL as an error, naming how to configure it', async () => {
+  it('exits 2 before measuring when the plan has PromQL but no Prometheus URL, naming the SLI and the setting', async () => {
     const extra = `    - name: up\n      prometheus: up\n      min: 1\n`;
     const file = await planFile('noprom.yaml', planYaml({ extraSlis: extra }));
-    const { code, out } = await run([file, '--json']);
-    const result = JSON.parse(out) as MeasureResult;
-    expect(code).toBe(1);
-    expect(result.slis[2]).toMatchObject({ name: 'up', status: 'error' });
-    expect(result.slis[2]?.error).toContain('--prometheus-url or CHAOS_GATE_PROMETHEUS_URL');
+    const { code, out, err } = await run([file, '--json']);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err.split('\n')[0]).toBe(
+      "chaos-gate measure: no Prometheus URL for the plan's PromQL (up); expected --prometheus-url <url> or CHAOS_GATE_PROMETHEUS_URL",
+    );
   });
 
   it('exits 2 with file:line for an invalid plan, and for bad usage', async () => {

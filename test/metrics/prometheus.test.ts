@@ -350,7 +350,7 @@ describe.skipIf(prometheusSkipReason !== undefined)(
       expect(r).toMatchObject({
         status: 'error',
         value: null,
-        error: 'Prometheus did not answer within 200 ms',
+        error: 'Prometheus timed out: no answer within 200 ms',
       });
       // 3 attempts of 200 ms plus 50 + 100 ms of backoff fit in the 1 s window.
       expect(g.seen).toHaveLength(3);

@@ -143,11 +143,14 @@ describe('scrape source', () => {
     expect(badSel?.error).toContain('invalid regular expression');
   });
 
-  it('names the environment variable a URL needs when it is not set', async () => {
+  it('expands only the variables it is given (the plan’s declared env), naming a missing one', async () => {
+    process.env.TRAFFIC_ORIGIN = 'http://from-the-runner-environment.invalid';
     const src = new ScrapeMetricSource({ env: {} });
     const [r] = await src.read([q('a', { increase: 'x' })], 0, 1000);
+    delete process.env.TRAFFIC_ORIGIN;
     expect(r).toMatchObject({ status: 'error', value: null });
-    expect(r?.error).toContain('environment variable TRAFFIC_ORIGIN');
+    expect(r?.error).toContain('${TRAFFIC_ORIGIN} is not a variable the plan declares');
+    expect(r?.error).not.toContain('from-the-runner-environment');
     expect(expandEnv('http://${H}:${P}/m', { H: 'h', P: '9' })).toBe('http://h:9/m');
   });
 

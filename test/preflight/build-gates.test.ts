@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock/clock.js';
 import { buildGates } from '../../src/preflight/index.js';
+import { planFileReader } from '../../src/files/read.js';
 import { loadPolicy } from '../../src/preflight/policy.js';
 import { planWith } from '../sim/helpers.js';
 
@@ -18,7 +19,7 @@ describe('buildGates', () => {
     const clock = new VirtualClock();
     const { gates, midRun } = buildGates({
       plan: withIncidentsAndBudget,
-      planDir: 'fixtures/catalog',
+      readPlanFile: planFileReader('fixtures/catalog', process.cwd()),
       policy: await loadPolicy('fixtures/policy/org-policy.yaml'),
       incidents: { open: async () => ({ open: false, detail: '' }) },
       killSwitch: { engaged: async () => ({ engaged: false }) },
@@ -28,6 +29,7 @@ describe('buildGates', () => {
     expect(gates.map((g) => `${g.stage}:${g.name}`)).toEqual([
       'static:policy',
       'static:dependency-closure',
+      'static:schedule-windows',
       'before-targets:schedule',
       'before-targets:incidents',
       'before-targets:kill-switch',
@@ -39,7 +41,7 @@ describe('buildGates', () => {
   });
 
   it('turns a plan feature without its probe into a gate that does not pass', async () => {
-    const { gates, midRun } = buildGates({ plan: withIncidentsAndBudget, planDir: '.' });
+    const { gates, midRun } = buildGates({ plan: withIncidentsAndBudget });
     const ctx = { plan: withIncidentsAndBudget, now: 0, record: () => {} };
     const incidents = gates.find((g) => g.name === 'incidents');
     const budget = gates.find((g) => g.name === 'budget');
@@ -58,7 +60,6 @@ describe('buildGates', () => {
     });
     const { gates } = buildGates({
       plan,
-      planDir: '.',
       policy: await loadPolicy('fixtures/policy/org-policy.yaml'),
       candidates: { candidates: async () => 3 },
     });

@@ -9,6 +9,7 @@ import {
   parseCatalog,
 } from '../../src/preflight/catalog.js';
 import { planWith } from '../sim/helpers.js';
+import { planFileReader } from '../../src/files/read.js';
 
 const catalog = () =>
   parseCatalog(readFileSync('fixtures/catalog/catalog-info.yaml', 'utf8'), 'catalog-info.yaml');
@@ -102,7 +103,7 @@ describe('catalogGate', () => {
     now: 0,
     record: (e: Omit<JournalEvent, 'at'>) => events.push(e),
   });
-  const gate = catalogGate({ baseDir: 'fixtures/catalog' });
+  const gate = catalogGate({ read: planFileReader('fixtures/catalog', process.cwd()) });
 
   it('vetoes a closure that reaches a shared SPOF and prints the path', async () => {
     const outcome = await gate.check(ctx(['component:default/redis']));
@@ -137,7 +138,9 @@ describe('catalogGate', () => {
   it('refuses an unreadable catalog, naming the path', async () => {
     const outcome = await gate.check(ctx(['redis'], 'missing.yaml'));
     expect(outcome).toMatchObject({ pass: false, verdict: 'refused', field: 'blastRadius.catalog.path' });
-    expect(!outcome.pass && outcome.reason).toMatch(/^missing\.yaml: cannot read the catalog: ENOENT/);
+    expect(!outcome.pass && outcome.reason).toMatch(
+      /^missing\.yaml: cannot read the catalog: it does not exist/,
+    );
   });
 
   it('passes without reading anything when the plan names no catalog', async () => {

@@ -3,7 +3,7 @@
  * and starts no fault — the stand-in's own record (actions run, live experiments) proves it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
@@ -23,25 +23,38 @@ afterAll(async () => {
   await sandbox?.stop();
 });
 
-function planResolve(plan: string): { status: number | null; json: Record<string, unknown>; stderr: string } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/index.ts', 'plan', plan, '--resolve', '--json'],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: {
-        ...process.env,
-        AWS_ENDPOINT_URL: sandbox.urls.aws,
-        AWS_ACCESS_KEY_ID: 'sandbox',
-        AWS_SECRET_ACCESS_KEY: 'sandbox',
-        AWS_REGION: 'us-east-1',
-        // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
-        CHAOS_GATE_PROMETHEUS_URL: '',
+/**
+ * Runs `chaos-gate plan --resolve` as a child. Asynchronously: a synchronous spawn would block this
+ * process's event loop for the whole run, so the admin client could not retire its idle keep-alive
+ * socket before the sandbox closes it, and the next admin call would meet a closed socket.
+ */
+async function planResolve(
+  plan: string,
+): Promise<{ status: number | null; json: Record<string, unknown>; stderr: string }> {
+  const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/index.ts', 'plan', plan, '--resolve', '--json'],
+      {
+        cwd: ROOT,
+        timeout: 60_000,
+        env: {
+          ...process.env,
+          AWS_ENDPOINT_URL: sandbox.urls.aws,
+          AWS_ACCESS_KEY_ID: 'sandbox',
+          AWS_SECRET_ACCESS_KEY: 'sandbox',
+          AWS_REGION: 'us-east-1',
+          // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
+          CHAOS_GATE_PROMETHEUS_URL: '',
+        },
       },
-    },
-  );
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
   let json: Record<string, unknown> = {};
   try {
     json = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -54,7 +67,7 @@ function planResolve(plan: string): { status: number | null; json: Record<string
 describe('chaos-gate plan --resolve against the sandbox', () => {
   it.each(PLANS)('%s: resolves its targets by a dry run and injects nothing', async (plan) => {
     const before = await sandbox.admin.get<{ actions?: unknown[] }>('/actions');
-    const r = planResolve(plan);
+    const r = await planResolve(plan);
     expect(r.stderr).not.toMatch(/Error:/);
     expect([0, 1, 2]).toContain(r.status);
     const targets = r.json.targets as { target: string; arn: string; tags?: Record<string, string> }[] | null;

@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/journal/types.js';
 import { Schedule } from '../../src/plan/schema.js';
+import { CronExpressionParser } from 'cron-parser';
 import {
+  allowWindowsTooShort,
+  cronFieldProblem,
+  isPlainCron,
+  loadCronParser,
   MAX_OCCURRENCES_PER_DECISION,
   ScheduleError,
   scheduleDecision,
@@ -12,6 +17,9 @@ import { addWallClock, formatLocal, instantOf, offsetAt } from '../../src/prefli
 import { loadTestPlan } from '../sim/helpers.js';
 
 const MIN = 60_000;
+
+// The synchronous schedule functions expect cron-parser loaded, as the gates load it before using them.
+beforeAll(() => loadCronParser());
 const H = 60 * MIN;
 const at = (iso: string): number => Date.parse(iso);
 
@@ -253,5 +261,68 @@ describe('scheduleGate', () => {
       }),
     );
     expect(outcome.pass).toBe(true);
+  });
+});
+
+describe('cron fields and allow windows, checked before any run (validate, plan, run)', () => {
+  it('names the field, the value and the range of an out-of-range cron number', () => {
+    expect(cronFieldProblem('61 9 * * 1-5')).toBe('minute 61 is outside 0-59');
+    expect(cronFieldProblem('0 9-24 * * *')).toBe("hour 24 (in '9-24') is outside 0-23");
+    expect(cronFieldProblem('0 9 * 13 *')).toBe('month 13 is outside 1-12');
+    expect(cronFieldProblem('0 9 * *')).toBe('4 fields instead of 5');
+    expect(cronFieldProblem('*/15 0 1,15 * 0-7')).toBeUndefined();
+    const issues = scheduleIssues(
+      Schedule.parse({ allow: [{ cron: '61 9 * * 1-5', duration: '8h', reason: 'r' }] }),
+    );
+    expect(issues).toEqual([
+      {
+        field: 'schedule.allow[0].cron',
+        value: '61 9 * * 1-5',
+        message:
+          '"61 9 * * 1-5": minute 61 is outside 0-59; expected five fields (minute hour day-of-month month day-of-week) such as "0 16 * * FRI"',
+      },
+    ]);
+  });
+
+  it('judges a plain cron expression as cron-parser does, and leaves the rest to cron-parser', () => {
+    const parses = (c: string): boolean => {
+      try {
+        CronExpressionParser.parse(c, { tz: 'UTC' });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const plain = [
+      '0 9 * * 1-5',
+      '0 16 * * FRI',
+      '0 0 * JAN-MAR SUN',
+      '*/15 * * * *',
+      '0 9 * * 1-5/2',
+      '0 0 30 * *',
+    ];
+    for (const c of plain) expect([c, isPlainCron(c), parses(c)]).toEqual([c, true, true]);
+    for (const c of [
+      '5-1 * * * *',
+      '*/0 * * * *',
+      '0 9 L * *',
+      '0 9 * * 5#2',
+      '0 9 ? * *',
+      '0 0 31 2 *',
+      '0 9 * * fri',
+    ])
+      expect([c, isPlainCron(c)]).toEqual([c, false]);
+  });
+
+  it('refuses allow windows that can never hold the planned run, merging occurrences that touch', () => {
+    const short = Schedule.parse({ allow: [{ cron: '0 9 * * 1-5', duration: '2m', reason: 'slot' }] });
+    expect(allowWindowsTooShort(short, 3 * MIN)?.message).toContain(
+      'every allow window is shorter than the planned run of 3m',
+    );
+    expect(allowWindowsTooShort(short, 2 * MIN)).toBeUndefined();
+    // Hourly 1 h windows touch: together they hold any run.
+    const chained = Schedule.parse({ allow: [{ cron: '0 * * * *', duration: '1h', reason: 'always' }] });
+    expect(allowWindowsTooShort(chained, 3 * 60 * MIN)).toBeUndefined();
+    expect(allowWindowsTooShort(Schedule.parse({}), 3 * MIN)).toBeUndefined();
   });
 });

@@ -38,7 +38,9 @@ let sandbox: RunningSandbox;
 let dir: string;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess();
+  // FIS runs no action under PT1M (the sandbox enforces it): the plans name real durations and this
+  // sandbox runs them at 4× speed, so PT1M20S is 20 s of fault.
+  sandbox = await startSandboxProcess({ config: { fis: { durationScale: 0.25 } } });
   dir = tempDir('chaos-gate-reliability-');
 }, 60_000);
 
@@ -178,10 +180,13 @@ describe('reliability: every run ends with the fault stopped, the journal comple
     async () => {
       await setCanary(sandbox.admin, { fallback: false });
       const before = (await requestLog(sandbox.admin)).at(-1)?.seq ?? 0;
-      const { journal } = await runBroken({ id: planId('throttle'), actionDuration: 'PT30S' }, async () => {
-        await fault({ service: 'fis', operation: 'StopExperiment', kind: 'throttle', count: 3 });
-        await fault({ service: 'fis', operation: 'GetExperiment', kind: 'throttle', durationMs: 4000 });
-      });
+      const { journal } = await runBroken(
+        { id: planId('throttle'), actionDuration: 'PT2M', maxActionDuration: '2m' },
+        async () => {
+          await fault({ service: 'fis', operation: 'StopExperiment', kind: 'throttle', count: 3 });
+          await fault({ service: 'fis', operation: 'GetExperiment', kind: 'throttle', durationMs: 4000 });
+        },
+      );
       expect(journal.verdict).toBe('aborted');
       expect(journal.events.find((e) => e.type === 'abort')?.data?.cause).toBe('rule');
       const throttled = (await requestLog(sandbox.admin, { service: 'fis', since: before })).filter((r) =>
@@ -196,9 +201,12 @@ describe('reliability: every run ends with the fault stopped, the journal comple
     'stops the fault and says so when every FIS call answers 500 for a while',
     async () => {
       const before = (await requestLog(sandbox.admin)).at(-1)?.seq ?? 0;
-      const { journal } = await runBroken({ id: planId('fis-5xx'), actionDuration: 'PT20S' }, async () => {
-        await fault({ service: 'fis', operation: '*', kind: 'error', status: 500, durationMs: 8000 });
-      });
+      const { journal } = await runBroken(
+        { id: planId('fis-5xx'), actionDuration: 'PT1M20S', maxActionDuration: '2m' },
+        async () => {
+          await fault({ service: 'fis', operation: '*', kind: 'error', status: 500, durationMs: 8000 });
+        },
+      );
       const failed = (await requestLog(sandbox.admin, { service: 'fis', since: before })).filter(
         (r) => r.status === 500,
       );
@@ -220,7 +228,7 @@ describe('reliability: every run ends with the fault stopped, the journal comple
     'measures through 400 ms of added latency on FIS and CloudWatch, and CloudWatch throttling, to a verdict from data',
     async () => {
       const { journal } = await runBroken(
-        { id: planId('latency'), actionDuration: 'PT15S', slis: [...scrapeSlis(), cloudwatchLatency] },
+        { id: planId('latency'), actionDuration: 'PT1M', slis: [...scrapeSlis(), cloudwatchLatency] },
         async () => {
           await fault({ service: 'fis', operation: '*', kind: 'latency', latencyMs: 400 });
           await fault({ service: 'cloudwatch', operation: '*', kind: 'latency', latencyMs: 400 });
@@ -232,10 +240,18 @@ describe('reliability: every run ends with the fault stopped, the journal comple
       );
       const ticks = journal.measurements.filter((m) => m.phase === 'fault');
       expect(ticks.length).toBeGreaterThan(3);
-      expect(ticks.every((m) => m.slis['cw_p95_latency_ms']?.status !== 'error')).toBe(true);
-      expect(['held', 'deviated'], `verdict ${journal.verdict}: ${journal.reason}`).toContain(
+      // A reading must be back within its 1 s tick: a 400 ms call that meets a throttle and its retry may
+      // not be, and is an error reading then — but only now and then, never blindAfter in a row.
+      const errors = ticks.filter((m) => m.slis['cw_p95_latency_ms']?.status === 'error').length;
+      expect(errors, `${errors} of ${ticks.length} CloudWatch readings late`).toBeLessThanOrEqual(
+        ticks.length / 2,
+      );
+      expect(journal.events.some((e) => e.type === 'abort' && e.data?.cause === 'blind')).toBe(false);
+      // A late reading makes the verdict honest about its gap (inconclusive), never held on missing data.
+      expect(['held', 'deviated', 'inconclusive'], `verdict ${journal.verdict}: ${journal.reason}`).toContain(
         journal.verdict,
       );
+      if (journal.verdict === 'inconclusive') expect(journal.reason).toMatch(/had no data in \d+ of \d+/);
     },
     TEST_TIMEOUT_MS,
   );
@@ -244,7 +260,12 @@ describe('reliability: every run ends with the fault stopped, the journal comple
     'is inconclusive, not held, when GetMetricData fails with 5xx and the CloudWatch SLI goes blind',
     async () => {
       const { journal } = await runBroken(
-        { id: planId('cw-5xx'), actionDuration: 'PT20S', slis: [...scrapeSlis(), cloudwatchLatency] },
+        {
+          id: planId('cw-5xx'),
+          actionDuration: 'PT1M20S',
+          maxActionDuration: '2m',
+          slis: [...scrapeSlis(), cloudwatchLatency],
+        },
         async () => {
           await fault({ service: 'cloudwatch', operation: 'GetMetricData', kind: 'error', status: 500 });
         },
@@ -264,7 +285,14 @@ describe('reliability: every run ends with the fault stopped, the journal comple
       try {
         const url = '${CANARY_PROXY_URL}/metrics';
         const { journal } = await runBroken(
-          { id: planId('scrape-killed'), actionDuration: 'PT20S', slis: scrapeSlis(url), requestsUrl: url },
+          {
+            id: planId('scrape-killed'),
+            actionDuration: 'PT1M20S',
+            maxActionDuration: '2m',
+            slis: scrapeSlis(url),
+            requestsUrl: url,
+            env: ['CANARY_PROXY_URL'],
+          },
           () => proxy.kill(),
           { CANARY_PROXY_URL: proxy.url },
         );

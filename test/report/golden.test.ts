@@ -3,7 +3,7 @@
  * output in `fixtures/github/golden/`. Regenerate with `UPDATE_GOLDEN=1 npx vitest run test/report`
  * and review the diff.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/types.js';
 import { locateField, parsePlan } from '../../src/plan/load.js';
@@ -19,10 +19,10 @@ import { findingsComment, findingsIssue, heldComment } from '../../src/report/fi
 import { buildPlanReview } from '../../src/report/review.js';
 import { ANNOTATIONS_PER_REQUEST, CHECK_RUN_TEXT_LIMIT } from '../../src/report/limits.js';
 import { commentMarker } from '../../src/report/common.js';
+import { expectGolden } from '../helpers/golden.js';
 
 const ROOT = new URL('../../fixtures/github/', import.meta.url);
 const GOLDEN = new URL('golden/', ROOT);
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const planText = readFileSync(new URL('plans/redis-partition.yaml', ROOT), 'utf8');
 const locate: Locate = (field) => locateField(planText, field);
 const SHA = '5f3c2a1b0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b';
@@ -33,13 +33,7 @@ function journal(name: string): Journal {
 }
 
 function golden(file: string, actual: string): void {
-  const url = new URL(file, GOLDEN);
-  if (UPDATE || !existsSync(url)) {
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(url, actual);
-    if (!UPDATE) throw new Error(`golden ${file} was missing and has been written; review it and rerun`);
-  }
-  expect(actual).toBe(readFileSync(url, 'utf8'));
+  expectGolden(new URL(file, GOLDEN), actual);
 }
 
 const checkOpts = { headSha: SHA, locate, runUrl: RUN_URL };

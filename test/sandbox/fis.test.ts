@@ -448,6 +448,10 @@ describe('the fixture plans resolve in the sandbox', () => {
     ['sandbox-redis-partition.yaml', 'redisPrimarySubnet', 1],
     ['ecs-stop-task.yaml', 'ordersTasks', 2],
     ['eks-pod-delete.yaml', 'checkoutPods', 1],
+    ['eks-pod-network-latency.yaml', 'canaryPods', 1],
+    ['eks-pod-cpu-stress.yaml', 'canaryPods', 2],
+    ['eks-chaos-mesh-pod-kill.yaml', 'canaryCluster', 1],
+    ['fis-template.yaml', 'redisPrimarySubnet', 1],
     ['ec2-cpu-stress-ssm.yaml', 'searchNode', 1],
   ];
   it.each(cases)(

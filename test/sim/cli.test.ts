@@ -67,7 +67,9 @@ describe('chaos-gate simulate', () => {
       ['simulate', 'fixtures/sim-plans/checkout.yaml', '--scenario', 'fixtures/scenarios/held.yaml'],
       true,
     );
-    const ticks = r.out.split('\n').filter((l) => /^\s+[+-]\d+\.\ds\s+(steady|fault|recovery)\s/.test(l));
+    const ticks = r.out
+      .split('\n')
+      .filter((l) => /^\s+(?:[+-]\d+\.\d|steady \d+\.\d)s\s+(steady|fault|recovery)\s/.test(l));
     expect(ticks).toHaveLength(5 + 20 + 2);
     expect(r.out).toMatch(
       /\+1\.0s {2}fault {5}success_ratio 0\.99\d+ ok {2}p95_latency_s 0\.\d+ ok {2}breaker_open 1 seen {2}req \d+/,

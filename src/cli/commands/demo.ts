@@ -12,6 +12,7 @@ import { ScaledClock } from '../../sim/clock.js';
 import { scenarioForPlan } from '../../sim/generate.js';
 import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.js';
 import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 import { progressPrinter } from '../progress.js';
 import { loadPlanOrReport, runSimulation } from './simulate.js';
 
@@ -23,7 +24,8 @@ const STEADY_LINE_EVERY_MS = 30_000;
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate demo [--no-prometheus] [--out-dir <dir>]
-       chaos-gate demo --simulated [--plan <file>] [--scenario <file>] [--breach] [--speed <n>] [--journal <path>]
+       chaos-gate demo --simulated [--plan <file>] [--scenario <file>] [--breach] [--speed <n>]
+                                   [--out-dir <dir>] [--journal <path>]
 
 Default: starts the sandbox (\`chaos-gate sandbox\`) as a child process and runs two Redis partition
 plans through the GitHub Action's own code path, against the sandbox's AWS and GitHub stand-ins:
@@ -44,9 +46,12 @@ With --simulated:
   --scenario <file>  a scenario file instead of the world generated from the plan
   --breach           make the first abort rule's SLI break its threshold (shows an abort)
   --speed <n>        simulated seconds per wall second (default: the run fits in ~6 s)
-  --journal <path>   where to write the journal (default out/demo/<plan id>.journal.json)
+  --out-dir <dir>    where the journal goes (default out/demo)
+  --journal <path>   the journal's path itself (default <out-dir>/<plan id>.journal.json)
 
-Ctrl-C stops the fault like a cancelled job (then, by default, ends the sandbox and Prometheus).`;
+Ctrl-C stops the fault like a cancelled job (then, by default, ends the sandbox and Prometheus).
+
+${exitCodesHelp('demo')}`;
 
 /** The plan file: relative to the working directory, else to the installed package. */
 function findPlan(cwd: string, file: string): string {
@@ -72,6 +77,7 @@ async function simulatedDemo(argv: string[], io: CliIo): Promise<number> {
     scenario: { type: 'string' },
     breach: { type: 'boolean', default: false },
     speed: { type: 'string' },
+    'out-dir': { type: 'string' },
     journal: { type: 'string' },
   });
   noPositionals(parsed.positionals);
@@ -98,7 +104,8 @@ async function simulatedDemo(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--speed ${parsed.values.speed}: expected a positive number`);
   const journalPath = resolve(
     io.cwd,
-    parsed.values.journal ?? join('out', 'demo', `${loaded.plan.id}.journal.json`),
+    parsed.values.journal ??
+      join(parsed.values['out-dir'] ?? join('out', 'demo'), `${loaded.plan.id}.journal.json`),
   );
 
   io.out(`chaos-gate demo: ${loaded.plan.title}`);
@@ -168,8 +175,6 @@ async function sandboxDemo(argv: string[], io: CliIo): Promise<number> {
 
 export const demo: CliCommand = {
   name: 'demo',
-  summary:
-    'two Redis partitions on the local sandbox through the action (held, then aborted); --simulated: no sandbox',
   usage,
   async run(argv, io) {
     if (argv.includes('--simulated'))

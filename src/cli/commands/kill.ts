@@ -2,14 +2,18 @@
  * `chaos-gate kill [--reason R]` / `chaos-gate kill --release`: the kill switch of SPEC §6.4. It imports
  * only the AWS clients and the kill-switch module, so it works where a full run would not.
  */
-import { parseArgs } from 'node:util';
 import { createAwsClients } from '../../injector/aws/clients.js';
 import { engageKillSwitch, killSwitchStatus, releaseKillSwitch } from '../../injector/fis/kill-switch.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
+
+/** `--status`: the switch is released (runs may start). */
+const EXIT_RELEASED = 0;
+/** `--status`: the switch is engaged (every run refuses); also a stop or a release that did not complete. */
+const EXIT_ENGAGED = 1;
 
 export const killCommand: CliCommand = {
   name: 'kill',
-  summary: 'Stop every running chaos-gate experiment and block new ones (--release to lift)',
   usage: [
     'Usage: chaos-gate kill [--reason <text>] [--aws-region <region>] [--json]',
     '       chaos-gate kill --release [--reason <text>]',
@@ -18,33 +22,38 @@ export const killCommand: CliCommand = {
     'Engaging: forces the kill-switch alarm (a stop condition of every chaos-gate template) to ALARM,',
     'engages the FIS safety lever where the endpoint has one, and stops every running experiment tagged',
     'chaos-gate:plan. Until --release, every run refuses before touching anything.',
-    'Exit 0 when every live experiment was verified stopped within 30 s (or, with --release, the switch is OK again).',
+    '',
+    'Options:',
+    '  --reason <text>        why (recorded on the alarm; default: requested by $GITHUB_ACTOR or $USER)',
+    '  --release              lift the switch: the alarm back to OK, the safety lever disengaged',
+    '  --status               print whether the switch is engaged (and why)',
+    '  --aws-region <region>  AWS Region (default AWS_REGION)',
+    '  --json                 print the result as JSON',
+    '  -h, --help             show this help',
+    '',
+    exitCodesHelp('kill'),
   ].join('\n'),
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          reason: { type: 'string' },
-          release: { type: 'boolean', default: false },
-          status: { type: 'boolean', default: false },
-          'aws-region': { type: 'string' },
-          json: { type: 'boolean', default: false },
-        },
-      }));
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const { values, positionals } = parseFlags(argv, {
+      reason: { type: 'string' },
+      release: { type: 'boolean', default: false },
+      status: { type: 'boolean', default: false },
+      'aws-region': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
+    if (positionals.length > 0)
+      throw new UsageError(`unexpected argument '${positionals[0]}'; kill takes options only`);
+    if (values.status && values.release)
+      throw new UsageError('--status and --release are alternatives; expected one of them');
     const clients = createAwsClients({ region: values['aws-region'], env: io.env });
     const who = io.env.GITHUB_ACTOR ?? io.env.USER ?? 'unknown';
     const reason = values.reason ?? `requested by ${who}`;
     if (values.status) {
       const status = await killSwitchStatus(clients);
       io.out(
-        values.json ? JSON.stringify(status) : status.engaged ? `ENGAGED: ${status.reason}` : 'disengaged',
+        values.json ? JSON.stringify(status) : status.engaged ? `engaged: ${status.reason}` : 'released',
       );
-      return 0;
+      return status.engaged ? EXIT_ENGAGED : EXIT_RELEASED;
     }
     if (values.release) {
       const out = await releaseKillSwitch(clients, reason);

@@ -16,10 +16,13 @@ import {
   type MetricSources,
 } from '../../metrics/index.js';
 import type { Query, Reading } from '../../metrics/source.js';
-import { loadPlan, PlanError } from '../../plan/load.js';
+import { formatIssue, loadPlan, PlanError } from '../../plan/load.js';
+import { resolvePlanEnv } from '../../plan/env.js';
+import { registerPlanSecrets } from '../../compose/run.js';
 import type { Plan } from '../../plan/schema.js';
 import { formatDuration } from '../../plan/duration.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 /** Exit code when the plan cannot be read or is invalid (SPEC §4). */
 const EXIT_INVALID = 2;
@@ -226,11 +229,10 @@ Environment (secrets belong here, not in flags):
   CHAOS_GATE_PROMETHEUS_HEADERS (newline-separated 'Name: value'),
   CHAOS_GATE_PROMETHEUS_SIGV4_REGION (signs for Amazon Managed Prometheus with AWS_* credentials)
 
-Exit codes: 0 every SLI ok; 1 a breach, no-data or error; 2 bad usage or an invalid plan.`;
+${exitCodesHelp('measure')}`;
 
 export const measure: CliCommand = {
   name: 'measure',
-  summary: "measure one window of every SLI now: check a plan's queries before any experiment",
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, {
@@ -247,23 +249,34 @@ export const measure: CliCommand = {
       plan = (await loadPlan(resolve(io.cwd, file), file)).plan;
     } catch (error) {
       if (error instanceof PlanError) {
-        io.err(error.message);
+        for (const issue of error.issues) io.err(formatIssue(issue));
         return EXIT_INVALID;
       }
       throw error;
     }
     let sources: MetricSources;
     try {
+      const planEnv = resolvePlanEnv(plan, io.env);
+      registerPlanSecrets(plan, planEnv);
       const prometheus = prometheusOptionsFrom(
         { url: parsed.values['prometheus-url'], headers: parsed.values['prometheus-header'] },
         io.env,
       );
+      // A missing setting is bad usage (exit 2), not a measurement that failed: nothing was measured.
+      const prometheusQueries = [...plan.hypothesis.slis, ...plan.hypothesis.expect, plan.hypothesis.requests]
+        .filter((s) => s?.prometheus !== undefined)
+        .map((s) => (s as { name?: string }).name ?? 'requests');
+      if (prometheus === undefined && prometheusQueries.length > 0) {
+        throw new UsageError(
+          `no Prometheus URL for the plan's PromQL (${prometheusQueries.join(', ')}); expected --prometheus-url <url> or CHAOS_GATE_PROMETHEUS_URL`,
+        );
+      }
       const usesCloudWatch =
         [...plan.hypothesis.slis, ...plan.hypothesis.expect].some((s) => s.cloudwatch) ||
         plan.hypothesis.requests?.cloudwatch !== undefined;
       sources = createMetricSources({
         prometheus,
-        scrape: { env: io.env },
+        scrape: { env: planEnv.values },
         cloudwatch: usesCloudWatch ? new CloudWatchSourceImpl(new CloudWatchClient({})) : undefined,
       });
     } catch (error) {

@@ -8,6 +8,7 @@ import { formatFailoverText, modelFailover, type FailoverInputs } from '../../an
 import { Failover } from '../../plan/schema.js';
 import { renderFailoverHtml } from '../../report/html.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 /** Exit code when the model predicts the gate fails: the same as a verdict that blocks promotion. */
 const EXIT_GATE_FAILS = 1;
@@ -17,7 +18,7 @@ const usage = `Usage: chaos-gate model failover --every <s> --failures <n> --dep
                                 [--min-served 70] [--max-failover 15] [--json] [--html <out>]
 
 A deterministic model of an agent service failing over from a primary to a secondary region over
-60 s at 10 rps, the primary down from 15 s to 45 s (SPEC §9.2). Same inputs as a plan's failover section.
+60 s at 10 rps, the primary down from 15 s to 45 s (docs/analysis.md). Same inputs as a plan's failover section.
 
 Options:
   --every S          health-check period in seconds
@@ -33,18 +34,19 @@ Options:
   --html OUT         also write the interactive replay to OUT (one self-contained file)
   -h, --help         show this help
 
-Exit codes: 0 the gate passes; 1 the model predicts it fails; 2 bad usage.`;
+${exitCodesHelp('model')}`;
 
-const FLAG_OF: Record<string, string> = {
-  every: '--every',
-  failures: '--failures',
-  depth: '--depth',
-  ttl: '--ttl',
-  capacity: '--capacity',
-  replication: '--replication',
-  fault: '--fault',
-  minServed: '--min-served',
-  maxFailover: '--max-failover',
+/** Each model input: its flag and what it accepts, in our words (never zod's). */
+const FLAGS: Record<string, { flag: string; expected: string }> = {
+  every: { flag: '--every', expected: 'a number of seconds above 0' },
+  failures: { flag: '--failures', expected: 'a whole number of failed checks, 1 or more' },
+  depth: { flag: '--depth', expected: 'shallow or deep' },
+  ttl: { flag: '--ttl', expected: 'a number of seconds above 0' },
+  capacity: { flag: '--capacity', expected: 'full, half or zero' },
+  replication: { flag: '--replication', expected: 'async or sync' },
+  fault: { flag: '--fault', expected: 'region or model' },
+  minServed: { flag: '--min-served', expected: 'a percentage from 0 to 100' },
+  maxFailover: { flag: '--max-failover', expected: 'a number of seconds above 0' },
 };
 
 /** Parses the flags into model inputs, validated by the plan's own `failover` schema. */
@@ -68,22 +70,22 @@ export function parseFailoverFlags(values: Record<string, string | boolean | und
   };
   const parsed = Failover.safeParse(candidate);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? '');
-      const flag = FLAG_OF[key] ?? key;
+    const keys = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')))];
+    const problems = keys.map((key) => {
+      const { flag, expected } = FLAGS[key] ?? { flag: `--${key}`, expected: 'a valid value' };
       const given = (candidate as Record<string, unknown>)[key];
       return given === undefined
-        ? `${flag} is missing (${issue.message})`
-        : `${flag} ${String(given)}: ${issue.message}`;
+        ? `${flag} is missing; expected ${expected}`
+        : `${flag} '${String(given)}' is not valid; expected ${expected}`;
     });
-    throw new UsageError(problems.join('; '));
+    // One reason per line (src/cli/main.ts prefixes each with the command).
+    throw new UsageError(problems.join('\n'));
   }
   return parsed.data;
 }
 
 export const model: CliCommand = {
   name: 'model',
-  summary: 'model failover: predict a regional failover experiment before spending it',
   usage,
   async run(argv, io) {
     const [sub, ...rest] = argv;

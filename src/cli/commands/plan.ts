@@ -1,7 +1,7 @@
 /**
  * `chaos-gate plan <plan> [--resolve]`: what preflight would decide, rendered for a pull request (markdown)
  * or a terminal (text). With --resolve it resolves the targets by a FIS dry run (nothing injected) and
- * reads the budget. Exit 0 when the plan would run now, 1 when the time is wrong, 2 when refused.
+ * reads the budget. Exit 0 unless refused (2), as the action's `command: plan`.
  */
 import { resolve } from 'node:path';
 import { reviewPlan } from '../../compose/review.js';
@@ -9,6 +9,7 @@ import { formatIssue, PlanError } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { prComment } from '../../report/comment.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 const usage = `Usage: chaos-gate plan <plan> [--resolve] [--policy <file>] [--markdown | --json]
        [--prometheus-url <url>] [--aws-region <region>]
@@ -22,11 +23,10 @@ Options:
   --policy <file>  the policy the plan may only narrow
   --markdown       print the PR-comment markdown
   --json           print {exitCode, refusals, decisions, targets}
-Exit codes: 0 would run now; 1 not now (schedule); 2 refused or invalid.`;
+${exitCodesHelp('plan')}`;
 
 export const plan: CliCommand = {
   name: 'plan',
-  summary: 'render what preflight decides for a plan (PR review), optionally resolving targets',
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, {
@@ -74,19 +74,21 @@ export const plan: CliCommand = {
           if (section.note) io.out(`  (${section.note})`);
         }
         io.out('');
-        io.out(
-          r.exitCode === 2
-            ? `REFUSED (${r.review.refusals.length}): ${r.review.refusals.map((x) => x.message).join('; ')}`
-            : r.exitCode === 1
-              ? `NOT NOW (nothing wrong with the plan): ${r.decisions
-                  .flatMap((d) =>
-                    d.outcome.pass === false && d.outcome.verdict === 'not-run'
-                      ? [`${d.gate}: ${d.outcome.reason}`]
-                      : [],
-                  )
-                  .join('; ')}`
-              : 'ready to run',
+        const notNow = r.decisions.flatMap((d) =>
+          d.outcome.pass === false && d.outcome.verdict === 'not-run'
+            ? [`${d.gate}: ${d.outcome.reason}`]
+            : [],
         );
+        if (r.review.refusals.length > 0) {
+          // One reason per line, located in the plan like `validate` prints them.
+          io.out(`refused (${r.review.refusals.length}):`);
+          for (const x of r.review.refusals) io.out(`  ${file}:${x.line ?? 1}: ${x.message}`);
+        } else if (notNow.length > 0) {
+          io.out('not now (nothing wrong with the plan):');
+          for (const reason of notNow) io.out(`  ${reason}`);
+        } else {
+          io.out('ready to run');
+        }
       }
       return r.exitCode;
     } catch (error) {

@@ -8,6 +8,7 @@ import { JournalError, readJournal } from '../../journal/read.js';
 import { renderSummary } from '../../report/markdown.js';
 import { renderReplayHtml } from '../../report/html.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 /** Unreadable input (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
@@ -23,11 +24,10 @@ Options:
   --html <out>  write the HTML replay report to <out>
   -h, --help    show this help
 
-Exit codes: 0 rendered; 2 unreadable journal.`;
+${exitCodesHelp('report')}`;
 
 export const report: CliCommand = {
   name: 'report',
-  summary: 'render a run journal (also a crashed prefix) as job-summary markdown or an HTML replay',
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, { markdown: { type: 'boolean' }, html: { type: 'string' } });

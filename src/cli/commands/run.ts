@@ -1,21 +1,30 @@
 /**
  * `chaos-gate run <plan>`: the gate for real — FIS and CloudWatch through the standard AWS credential
  * chain and endpoints (`AWS_ENDPOINT_URL*` reaches the sandbox), Prometheus from flags or the
- * environment. Prints the experiment id the moment it exists and one line per measurement.
+ * environment. Prints the experiment id the moment it exists and one line per measurement on stderr
+ * (coloured on a terminal, plain with NO_COLOR or in CI); stdout carries the result.
  */
 import { resolve } from 'node:path';
 import { executeRun } from '../../compose/run.js';
 import { PlanError, formatIssue } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { parseDuration } from '../../plan/duration.js';
+import { DURATION_EXPECTED } from '../../plan/schema.js';
+import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
-import { progressPrinter } from '../progress.js';
+import { exitCodesHelp } from '../exit-codes.js';
+import { COLOR, PLAIN, progressPrinter, useColor } from '../progress.js';
+
+/**
+ * Fault lines of a long run: one per measurement for the first minute after the injection, then one
+ * every 5 s with each SLI's worst value so far (the action's step log paces them the same way).
+ */
+const FULL_FAULT_MS = 60_000;
 
 const usage = `Usage: chaos-gate run <plan> [options]
 
 Runs the experiment of a plan as a gate: preflight, FIS template, steady state, injection under
-tripwires, verified stop, recovery, verdict. Exit code per verdict: 0 held; 1 deviated, aborted,
-inconclusive, not-run or failed; 2 refused or unreadable input.
+tripwires, verified stop, recovery, verdict.
 
 Options:
   --journal <path>            journal file (default out/<plan id>.journal.json next to the cwd)
@@ -23,7 +32,7 @@ Options:
   --prometheus-url <url>      Prometheus HTTP API (or CHAOS_GATE_PROMETHEUS_URL)
   --prometheus-header 'K: V'  extra header, repeatable (or CHAOS_GATE_PROMETHEUS_HEADERS)
   --aws-region <region>       AWS Region (or AWS_REGION)
-  --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default 0s)
+  --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})
   --abort-file <path>         a file whose appearance aborts the run
   --drift repair|refuse       what to do with a template edited by hand (default repair)
   --run-id <id>               idempotency key of this run (default GITHUB_RUN_ID or a timestamp)
@@ -31,11 +40,12 @@ Options:
   --json                      print {verdict, reason, exitCode, experimentId, journal} at the end
   -h, --help                  show this help
 
-SIGINT/SIGTERM stop the fault (verified) and end the run as aborted.`;
+SIGINT/SIGTERM stop the fault (verified) and end the run as aborted.
+
+${exitCodesHelp('run')}`;
 
 export const run: CliCommand = {
   name: 'run',
-  summary: 'run a plan for real against FIS (or the sandbox) and print the verdict',
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, {
@@ -55,9 +65,9 @@ export const run: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('expected exactly one plan file');
     const planFile = positionals[0] as string;
     const queue = values['queue-timeout'];
-    const queueTimeoutMs = queue === undefined ? 0 : parseDuration(queue);
+    const queueTimeoutMs = parseDuration(queue ?? DEFAULT_QUEUE_TIMEOUT);
     if (queueTimeoutMs === undefined)
-      throw new UsageError(`--queue-timeout '${queue}' is not a duration (e.g. 5m)`);
+      throw new UsageError(`--queue-timeout '${queue}' is not a duration; expected ${DURATION_EXPECTED}`);
     const drift = values.drift;
     if (drift !== undefined && drift !== 'repair' && drift !== 'refuse') {
       throw new UsageError(`--drift '${drift}' must be repair or refuse`);
@@ -77,7 +87,13 @@ export const run: CliCommand = {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = progressPrinter(io.out, { steadyEveryMs: io.tty ? 0 : 10_000 });
+    // Progress goes to stderr, so stdout carries only the result (`--json` or the verdict lines).
+    const errTty = io.errTty ?? false;
+    const progress = progressPrinter(io.err, {
+      steadyEveryMs: errTty ? 0 : 10_000,
+      compactAfterMs: FULL_FAULT_MS,
+      paint: useColor(io.env, errTty) ? COLOR : PLAIN,
+    });
     try {
       const result = await executeRun({
         planPath: resolve(io.cwd, planFile),
@@ -98,8 +114,8 @@ export const run: CliCommand = {
         drift,
         signal: controller.signal,
         env: io.env,
-        onTick: values.json ? undefined : progress.onTick,
-        onEvent: values.json ? undefined : progress.onEvent,
+        onTick: progress.onTick,
+        onEvent: progress.onEvent,
         onExperimentId: (id) => io.err(`chaos-gate: experiment ${id} started`),
         log: (line) => io.err(`chaos-gate: ${line}`),
       });

@@ -4,8 +4,8 @@
  * stand-in on loopback until SIGINT or SIGTERM.
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 const usage = `Usage: chaos-gate sandbox [--port-file <path>] [--config <file>] [--no-load] [--json]
 
@@ -23,35 +23,23 @@ Options:
   --json              print the URLs as one JSON line instead of a table
   -h, --help          show this help
 
-See docs/sandbox.md for every admin route.`;
+See docs/sandbox.md for every admin route.
+
+${exitCodesHelp('sandbox')}`;
 
 /** The `sandbox` subcommand. */
 export const sandbox: CliCommand = {
   name: 'sandbox',
-  summary: 'run the local FIS/CloudWatch/GitHub stand-ins, a canary service and load on loopback',
   usage,
   async run(argv, io) {
-    let values: {
-      'port-file'?: string | undefined;
-      config?: string | undefined;
-      'no-load'?: boolean | undefined;
-      json?: boolean | undefined;
-    };
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          'port-file': { type: 'string' },
-          config: { type: 'string' },
-          'no-load': { type: 'boolean' },
-          json: { type: 'boolean' },
-        },
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const { values, positionals } = parseFlags(argv, {
+      'port-file': { type: 'string' },
+      config: { type: 'string' },
+      'no-load': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    if (positionals.length > 0)
+      throw new UsageError(`unexpected argument '${positionals[0]}'; the sandbox takes options only`);
     // Loaded here, not at the top, so `chaos-gate --help` does not pay for the sandbox.
     const { loadSandboxConfig } = await import('../../sandbox/config.js');
     const { startSandbox } = await import('../../sandbox/server.js');
@@ -71,7 +59,12 @@ export const sandbox: CliCommand = {
       io.out('chaos-gate sandbox listening on 127.0.0.1');
       for (const [name, url] of Object.entries(handle.urls)) io.out(`  ${name.padEnd(7)} ${url}`);
       io.out(
-        `\n  export AWS_ENDPOINT_URL=${handle.urls.aws} AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox AWS_REGION=${config.region ?? 'us-east-1'}`,
+        // With credentials in the config every request's signature is checked: sign with those.
+        `\n  export AWS_ENDPOINT_URL=${handle.urls.aws} ${
+          config.credentials
+            ? `AWS_ACCESS_KEY_ID=${config.credentials.accessKeyId} AWS_SECRET_ACCESS_KEY='<credentials.secretAccessKey of the config>'`
+            : 'AWS_ACCESS_KEY_ID=sandbox AWS_SECRET_ACCESS_KEY=sandbox'
+        } AWS_REGION=${config.region ?? 'us-east-1'}`,
       );
       io.out('  Ctrl-C to stop.');
     }

@@ -8,6 +8,8 @@ import { parseScanInput, ScanInputError } from '../../analysis/input.js';
 import { scanJournal, scanRequestLog, ScanError, type ScanReport } from '../../analysis/scan.js';
 import { formatScanText } from '../../analysis/scan-text.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { describeOsError } from '../../files/read.js';
+import { exitCodesHelp } from '../exit-codes.js';
 
 /** Exit code for unreadable input (SPEC §4). */
 const EXIT_UNREADABLE = 2;
@@ -15,7 +17,7 @@ const EXIT_UNREADABLE = 2;
 const usage = `Usage: chaos-gate scan <file> [--window N | --window-seconds S] [--margins 0,5,10,20]
                        [--k 1..4] [--planned-share X] [--sli NAME] [--json]
 
-Calibrates a hypothesis threshold over a recorded run without rerunning anything (SPEC §9.1).
+Calibrates a hypothesis threshold over a recorded run without rerunning anything (docs/analysis.md).
 <file> is a chaos-gate journal (steady-state measurements are the control run, fault and recovery
 measurements the experiment run) or a request log:
   { "WINDOW": 40, "EXPERIMENT_START": 200, "control": [...], "experiment": [...] }
@@ -23,7 +25,8 @@ with records { "request": <index>, "tagged": <bool>, "result": "full" | "degrade
 
 Options:
   --window N           window size in requests (request log; overrides WINDOW) or in measurements (journal)
-  --window-seconds S   window length in seconds (journal; default: the measurement interval)
+  --window-seconds S   journal: window length in seconds, by the measurements' times, at least the
+                       measurement interval (default: the interval, one measurement per window)
   --margins LIST       share margins in percent, comma-separated (default 0,5,10,20)
   --k SPEC             consecutive falsified windows for an abort: 1..4 or 1,2,3 (default 1..4)
   --planned-share X    planned blast radius: a fraction (0.1) or a percentage (10%)
@@ -31,7 +34,7 @@ Options:
   --json               print {baseline, windows, margins, chosenMargin, totalDamage, aborts, blastRadius}
   -h, --help           show this help
 
-Exit codes: 0 scanned; 2 bad usage or unreadable input.`;
+${exitCodesHelp('scan')}`;
 
 function parseNumber(flag: string, text: string): number {
   const value = Number(text);
@@ -78,7 +81,6 @@ export function parsePlannedShare(text: string): number {
 
 export const scan: CliCommand = {
   name: 'scan',
-  summary: 'calibrate a hypothesis threshold and its abort cost over a recorded run',
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, {
@@ -118,7 +120,9 @@ export const scan: CliCommand = {
       try {
         text = readFileSync(resolve(io.cwd, file), 'utf8');
       } catch (error) {
-        throw new ScanInputError(`${file}: cannot read: ${(error as Error).message}`);
+        throw new ScanInputError(
+          `${file}: cannot read it: ${describeOsError(error)}; expected a journal or a request log file`,
+        );
       }
       const input = parseScanInput(text, file);
       if (input.kind === 'request-log') {

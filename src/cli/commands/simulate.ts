@@ -13,6 +13,7 @@ import { formatIssue, loadPlan, PlanError, type LoadedPlan } from '../../plan/lo
 import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.js';
 import { SimWorld } from '../../sim/world.js';
 import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
 import { progressPrinter } from '../progress.js';
 
 /** Unreadable input (SPEC §4). */
@@ -30,7 +31,7 @@ Options:
   --json               print {verdict, reason, exitCode, experimentId, journal} as JSON
   -h, --help           show this help
 
-Exit codes: 0 held; 1 deviated, aborted, inconclusive, not-run or failed; 2 refused or unreadable input.`;
+${exitCodesHelp('simulate')}`;
 
 /** Loads a plan for a front door; plan errors are printed and become exit 2. */
 export async function loadPlanOrReport(file: string, io: CliIo): Promise<LoadedPlan | undefined> {
@@ -88,7 +89,6 @@ export async function runSimulation(o: SimulationOptions): Promise<{ result: Run
 
 export const simulate: CliCommand = {
   name: 'simulate',
-  summary: 'run a plan against a simulated world (scenario file) on a virtual clock',
   usage,
   async run(argv, io) {
     const parsed = parseFlags(argv, {

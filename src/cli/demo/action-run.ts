@@ -236,12 +236,13 @@ export async function runThroughAction(o: ActionRunOptions): Promise<ActionRunRe
     AWS_ACCESS_KEY_ID: 'sandbox',
     AWS_SECRET_ACCESS_KEY: 'sandbox',
     AWS_REGION: 'us-east-1',
-    SANDBOX_CANARY_URL: o.sandbox.canary,
+    CANARY_URL: o.sandbox.canary,
   };
 
   const started = Date.now();
   const exitCode = await withEnv(env, () =>
-    runFromInputs(inputs, { ...defaultDeps(o.signal), onTick: o.onTick, onEvent: o.onEvent }),
+    // The demo prints its own progress lines; the action's step log (groups, same lines) would repeat them.
+    runFromInputs(inputs, { ...defaultDeps(o.signal), onTick: o.onTick, onEvent: o.onEvent, stepLog: false }),
   );
   const wallMs = Date.now() - started;
 

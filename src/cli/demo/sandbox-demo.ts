@@ -177,6 +177,12 @@ async function chooseMetrics(
   }
 }
 
+/**
+ * FIS takes no action shorter than a minute (`PT1M`), and the sandbox enforces that like FIS; the demo's
+ * sandbox runs actions at 4× speed so its one-minute partition lasts 15 s of wall time.
+ */
+export const DEMO_DURATION_SCALE = 0.25;
+
 /** Runs the demo; resolves with the record (also written to `<outDir>/demo.json`). */
 export async function runSandboxDemo(o: SandboxDemoOptions): Promise<DemoRecord> {
   const started = Date.now();
@@ -194,10 +200,17 @@ export async function runSandboxDemo(o: SandboxDemoOptions): Promise<DemoRecord>
   );
   out('(no AWS, no GitHub, no Docker: every endpoint below is on 127.0.0.1)\n');
   try {
-    sandbox = await startSandboxProcess({ env: o.env, signal: o.signal });
+    sandbox = await startSandboxProcess({
+      env: o.env,
+      signal: o.signal,
+      config: { fis: { durationScale: DEMO_DURATION_SCALE } },
+    });
     out(`sandbox    pid ${sandbox.pid}, started in ${seconds(Date.now() - started)}`);
     out(`           aws ${sandbox.urls.aws}  canary ${sandbox.urls.canary}`);
     out(`           github ${sandbox.urls.github}  admin ${sandbox.urls.admin}`);
+    out(
+      `           FIS actions at ${1 / DEMO_DURATION_SCALE}× speed: FIS runs none shorter than PT1M, which lasts ${60 * DEMO_DURATION_SCALE} s here`,
+    );
     const chosen = await chooseMetrics(o, sandbox);
     metrics = chosen.mode;
     prometheus = chosen.server;
@@ -209,7 +222,7 @@ export async function runSandboxDemo(o: SandboxDemoOptions): Promise<DemoRecord>
     out(
       `action     runFromInputs + defaultDeps, as on a push to ${push.repository}@${push.sha.slice(0, 7)}; check runs go to the GitHub stand-in`,
     );
-    out('           (lines starting "chaos-gate:" or "::notice::" are the action\'s own log)\n');
+    out('           (lines starting "chaos-gate:", "::notice" or "::error" are the action\'s own log)\n');
 
     for (const [i, plan] of DEMO_PLANS.entries()) {
       if (o.signal.aborted) break;

@@ -4,7 +4,7 @@
  * port file, and ended by its PID — never by name.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gone, ownChild } from './child.js';
@@ -76,14 +76,25 @@ function isUrls(v: unknown): v is SandboxUrls {
 
 /** Starts `chaos-gate sandbox` as a child process and waits for its port file. */
 export async function startSandboxProcess(
-  opts: { env?: NodeJS.ProcessEnv; signal?: AbortSignal | undefined } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    signal?: AbortSignal | undefined;
+    /** A sandbox config (`docs/sandbox.md`), written to a file in the temp dir and passed with --config. */
+    config?: Record<string, unknown> | undefined;
+  } = {},
 ): Promise<SandboxProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-sandbox-'));
   const portFile = join(dir, 'ports.json');
   const self = selfCommand();
+  const configArgs: string[] = [];
+  if (opts.config) {
+    const configFile = join(dir, 'sandbox.json');
+    writeFileSync(configFile, JSON.stringify(opts.config));
+    configArgs.push('--config', configFile);
+  }
   // Its own process group: a Ctrl-C in the terminal reaches the demo, which stops the fault first and
   // only then ends the sandbox — the sandbox must not vanish under a run that is still stopping.
-  const child = spawn(self.command, [...self.args, 'sandbox', '--port-file', portFile], {
+  const child = spawn(self.command, [...self.args, 'sandbox', '--port-file', portFile, ...configArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: opts.env ?? process.env,
     detached: true,

@@ -17,6 +17,8 @@ import {
 import type { ResolvedTarget } from '../injector.js';
 import type { CandidateCounter } from '../../preflight/blast-radius.js';
 import type { FisTarget } from '../../plan/schema.js';
+import { DEADLINES, sendWithin } from '../../net/deadline.js';
+import { awsClientConfig, type AwsOptions } from './clients.js';
 
 /** Most ARNs per GetResources call (model: `ResourceARNListForGet` length 1–100). */
 export const MAX_ARNS_PER_GET_RESOURCES = 100;
@@ -26,6 +28,8 @@ export const MAX_RESOURCES_PER_PAGE = 100;
 export const MAX_ARN_LENGTH = 1011;
 /** Most pages one count or lookup follows before giving up, so a looping token cannot hang a run. */
 export const MAX_PAGES = 1000;
+/** Deadline of one GetResources page (ms), retries included; a page that misses it fails the lookup. */
+export const PAGE_DEADLINE_MS = DEADLINES.taggingGetResources;
 
 /** The part of the SDK client this module uses (any client that can send GetResources). */
 export interface TaggingSender {
@@ -33,6 +37,12 @@ export interface TaggingSender {
     command: GetResourcesCommand,
     options?: { abortSignal?: AbortSignal },
   ): Promise<GetResourcesCommandOutput>;
+}
+
+/** Options of the lookups below. */
+export interface TaggingLookupOptions {
+  /** Deadline of one GetResources page (ms), the SDK's retries included; default {@link PAGE_DEADLINE_MS}. */
+  pageDeadlineMs?: number | undefined;
 }
 
 /**
@@ -65,6 +75,7 @@ export const FIS_TO_TAGGING_RESOURCE_TYPE: Readonly<Record<string, TaggingTypeRu
   'aws:ecs:task': { kind: 'exact', filter: 'ecs:task' },
   'aws:ecs:cluster': { kind: 'exact', filter: 'ecs:cluster' },
   'aws:eks:nodegroup': { kind: 'exact', filter: 'eks:nodegroup' },
+  'aws:eks:cluster': { kind: 'exact', filter: 'eks:cluster' },
   'aws:rds:cluster': { kind: 'exact', filter: 'rds:cluster' },
   'aws:rds:db': { kind: 'exact', filter: 'rds:db' },
   'aws:elasticache:replicationgroup': { kind: 'exact', filter: 'elasticache:replicationgroup' },
@@ -114,10 +125,19 @@ async function* pages(
   client: TaggingSender,
   first: GetResourcesCommandInput,
   signal: AbortSignal | undefined,
+  pageDeadlineMs: number,
 ): AsyncGenerator<ResourceTagMapping[]> {
   let input: GetResourcesCommandInput = first;
   for (let n = 0; n < MAX_PAGES; n++) {
-    const out = await client.send(new GetResourcesCommand(input), signal ? { abortSignal: signal } : {});
+    // Each page has its own deadline: a Tagging API that stops answering fails the lookup (the gate
+    // reports it and fails closed) instead of holding preflight.
+    const out: GetResourcesCommandOutput = await sendWithin(
+      client,
+      new GetResourcesCommand(input),
+      pageDeadlineMs,
+      'Tagging GetResources',
+      signal,
+    );
     yield out.ResourceTagMappingList ?? [];
     // AWS ends with an empty token (the docs say null); both end the listing.
     const token = out.PaginationToken;
@@ -138,13 +158,15 @@ export async function tagsForArns(
   client: TaggingSender,
   arns: Iterable<string>,
   signal?: AbortSignal,
+  options: TaggingLookupOptions = {},
 ): Promise<Map<string, Record<string, string>>> {
+  const pageMs = options.pageDeadlineMs ?? PAGE_DEADLINE_MS;
   const unique = [...new Set(arns)].filter((a) => a.startsWith('arn:') && a.length <= MAX_ARN_LENGTH);
   const found = new Map<string, Record<string, string>>();
   const asked = new Set(unique);
   for (let i = 0; i < unique.length; i += MAX_ARNS_PER_GET_RESOURCES) {
     const batch = unique.slice(i, i + MAX_ARNS_PER_GET_RESOURCES);
-    for await (const page of pages(client, { ResourceARNList: batch }, signal)) {
+    for await (const page of pages(client, { ResourceARNList: batch }, signal, pageMs)) {
       for (const m of page)
         if (m.ResourceARN && asked.has(m.ResourceARN)) found.set(m.ResourceARN, tagsOf(m));
     }
@@ -161,12 +183,13 @@ export async function withTags(
   client: TaggingSender,
   targets: readonly ResolvedTarget[],
   signal?: AbortSignal,
+  options: TaggingLookupOptions = {},
 ): Promise<ResolvedTarget[]> {
   const missing = targets.filter((t) => t.tags === undefined).map((t) => t.arn);
   const found =
     missing.length === 0
       ? new Map<string, Record<string, string>>()
-      : await tagsForArns(client, missing, signal);
+      : await tagsForArns(client, missing, signal, options);
   return targets.map((t) => {
     if (t.tags !== undefined) return { ...t, tags: { ...t.tags } };
     const tags = found.get(t.arn);
@@ -186,6 +209,7 @@ export async function countCandidates(
   client: TaggingSender,
   target: FisTarget,
   signal?: AbortSignal,
+  options: TaggingLookupOptions = {},
 ): Promise<CandidateCount> {
   if (target.resourceArns !== undefined) return { known: true, count: new Set(target.resourceArns).size };
   const tags = target.resourceTags;
@@ -218,7 +242,7 @@ export async function countCandidates(
     ResourcesPerPage: MAX_RESOURCES_PER_PAGE,
   };
   const seen = new Set<string>();
-  for await (const page of pages(client, input, signal))
+  for await (const page of pages(client, input, signal, options.pageDeadlineMs ?? PAGE_DEADLINE_MS))
     for (const m of page) if (m.ResourceARN) seen.add(m.ResourceARN);
   return { known: true, count: seen.size };
 }
@@ -227,28 +251,32 @@ export async function countCandidates(
  * A {@link CandidateCounter} backed by the Tagging API. The interface has no "unknown" answer, so a
  * target that cannot be counted rejects with the reason (the gate reports it as `not-run`).
  */
-export function candidateCounter(client: TaggingSender): CandidateCounter {
+export function candidateCounter(
+  client: TaggingSender,
+  options: TaggingLookupOptions = {},
+): CandidateCounter {
   return {
     async candidates(_targetName, target, signal) {
       // An uncountable target (EKS pods, FIS filters, a superset type) is not an error: the gate then
       // falls back to the rules that need no candidate count.
-      const result = await countCandidates(client, target, signal);
+      const result = await countCandidates(client, target, signal, options);
       return result.known ? result.count : undefined;
     },
   };
 }
 
 /** Options of {@link createTaggingClient}. */
-export interface TaggingClientOptions {
+export interface TaggingClientOptions extends Omit<AwsOptions, 'region' | 'env'> {
   region: string;
-  maxAttempts?: number | undefined;
 }
 
 /**
  * A Tagging API client in the FIS Region (GetResources is regional). The endpoint comes from the
  * standard `AWS_ENDPOINT_URL_RESOURCE_GROUPS_TAGGING_API` / `AWS_ENDPOINT_URL` variables, as for the
- * FIS and CloudWatch clients, which is how the sandbox is reached.
+ * FIS and CloudWatch clients, which is how the sandbox is reached. Attempts and HTTP timeouts are
+ * those of every chaos-gate AWS client (`awsClientConfig`).
  */
 export function createTaggingClient(opts: TaggingClientOptions): ResourceGroupsTaggingAPIClient {
-  return new ResourceGroupsTaggingAPIClient({ region: opts.region, maxAttempts: opts.maxAttempts ?? 4 });
+  const { region, ...rest } = opts;
+  return new ResourceGroupsTaggingAPIClient(awsClientConfig(region, rest));
 }

@@ -12,6 +12,7 @@ import {
   type MetricAlarm,
 } from '@aws-sdk/client-cloudwatch';
 import type { Lease } from '../injector.js';
+import { DEADLINES, sendWithin } from '../../net/deadline.js';
 
 export const NAMESPACE = 'ChaosGate';
 export const LEASE_METRIC = 'LeaseHeartbeat';
@@ -44,15 +45,30 @@ export function leaseAlarmName(planId: string): string {
   return `chaos-gate-lease-${planId}`;
 }
 
-async function describe(cw: CloudWatchClient, names: string[]): Promise<MetricAlarm[]> {
-  const out = await cw.send(new DescribeAlarmsCommand({ AlarmNames: names, AlarmTypes: ['MetricAlarm'] }));
+/*
+ * Every CloudWatch call below has a deadline (src/net/deadline.ts, DEADLINES) and honours the caller's
+ * signal: a CloudWatch that does not answer fails the call with a DeadlineError, never holds the run.
+ */
+
+async function describe(cw: CloudWatchClient, names: string[], signal?: AbortSignal): Promise<MetricAlarm[]> {
+  const out = await sendWithin(
+    cw,
+    new DescribeAlarmsCommand({ AlarmNames: names, AlarmTypes: ['MetricAlarm'] }),
+    DEADLINES.cloudwatchDescribeAlarms,
+    'CloudWatch DescribeAlarms',
+    signal,
+  );
   return out.MetricAlarms ?? [];
 }
 
 /** Creates the lease alarm when missing (never rewrites a live one: PutMetricAlarm keeps state, but be explicit). */
-export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Promise<MetricAlarm> {
+export async function ensureLeaseAlarm(
+  cw: CloudWatchClient,
+  planId: string,
+  signal?: AbortSignal,
+): Promise<MetricAlarm> {
   const name = leaseAlarmName(planId);
-  const existing = (await describe(cw, [name]))[0];
+  const existing = (await describe(cw, [name], signal))[0];
   const wanted = {
     AlarmName: name,
     AlarmDescription: `chaos-gate lease for plan ${planId}: ALARM when the runner stops sending heartbeats; a stop condition of the plan's FIS template`,
@@ -86,8 +102,15 @@ export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Pr
     existing.TreatMissingData === wanted.TreatMissingData &&
     existing.Metrics?.some((m) => m.Expression === LEASE_EXPRESSION) === true &&
     existing.Metrics?.some((m) => m.MetricStat?.Period === LEASE_PERIOD_S) === true;
-  if (!same) await cw.send(new PutMetricAlarmCommand(wanted));
-  const alarm = (await describe(cw, [name]))[0];
+  if (!same)
+    await sendWithin(
+      cw,
+      new PutMetricAlarmCommand(wanted),
+      DEADLINES.cloudwatchOther,
+      'CloudWatch PutMetricAlarm',
+      signal,
+    );
+  const alarm = (await describe(cw, [name], signal))[0];
   if (!alarm?.AlarmArn)
     throw new Error(`CloudWatch did not return the lease alarm ${name} after PutMetricAlarm`);
   return alarm;
@@ -99,10 +122,14 @@ export async function ensureLeaseAlarm(cw: CloudWatchClient, planId: string): Pr
  * evaluation can flip it. (An earlier design published 1/0 datapoints; a 1 still inside the 60 s period
  * re-raised the alarm right after `kill --release`, and would have stopped the next run mid-fault.)
  */
-export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<MetricAlarm> {
-  let alarm = (await describe(cw, [KILL_SWITCH_ALARM]))[0];
+export async function ensureKillSwitchAlarm(
+  cw: CloudWatchClient,
+  signal?: AbortSignal,
+): Promise<MetricAlarm> {
+  let alarm = (await describe(cw, [KILL_SWITCH_ALARM], signal))[0];
   if (!alarm) {
-    await cw.send(
+    await sendWithin(
+      cw,
       new PutMetricAlarmCommand({
         AlarmName: KILL_SWITCH_ALARM,
         AlarmDescription:
@@ -117,15 +144,22 @@ export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<Metri
         // Missing data keeps the last state: an engaged switch stays engaged until released, and back.
         TreatMissingData: 'ignore',
       }),
+      DEADLINES.cloudwatchOther,
+      'CloudWatch PutMetricAlarm',
+      signal,
     );
-    await cw.send(
+    await sendWithin(
+      cw,
       new SetAlarmStateCommand({
         AlarmName: KILL_SWITCH_ALARM,
         StateValue: 'OK',
         StateReason: 'chaos-gate created the kill switch disengaged',
       }),
+      DEADLINES.cloudwatchSetAlarmState,
+      'CloudWatch SetAlarmState',
+      signal,
     );
-    alarm = (await describe(cw, [KILL_SWITCH_ALARM]))[0];
+    alarm = (await describe(cw, [KILL_SWITCH_ALARM], signal))[0];
   }
   if (!alarm?.AlarmArn)
     throw new Error(`CloudWatch did not return the kill-switch alarm ${KILL_SWITCH_ALARM}`);
@@ -133,10 +167,15 @@ export async function ensureKillSwitchAlarm(cw: CloudWatchClient): Promise<Metri
 }
 
 /** Current state of alarms by name or ARN-derived name. */
-export async function alarmStates(cw: CloudWatchClient, names: string[]): Promise<Map<string, MetricAlarm>> {
+export async function alarmStates(
+  cw: CloudWatchClient,
+  names: string[],
+  signal?: AbortSignal,
+): Promise<Map<string, MetricAlarm>> {
   const map = new Map<string, MetricAlarm>();
   for (let i = 0; i < names.length; i += 100) {
-    for (const a of await describe(cw, names.slice(i, i + 100))) if (a.AlarmName) map.set(a.AlarmName, a);
+    for (const a of await describe(cw, names.slice(i, i + 100), signal))
+      if (a.AlarmName) map.set(a.AlarmName, a);
   }
   return map;
 }
@@ -155,8 +194,13 @@ export class CloudWatchLease implements Lease {
     private readonly planId: string,
   ) {}
 
-  async beat(): Promise<void> {
-    await this.cw.send(
+  /**
+   * One heartbeat within `DEADLINES.cloudwatchHeartbeat` (3 s, under the 5 s cadence): a beat that has
+   * not landed by then is abandoned with a DeadlineError rather than delaying the next one.
+   */
+  async beat(signal?: AbortSignal): Promise<void> {
+    await sendWithin(
+      this.cw,
       new PutMetricDataCommand({
         Namespace: NAMESPACE,
         MetricData: [
@@ -168,6 +212,29 @@ export class CloudWatchLease implements Lease {
           },
         ],
       }),
+      DEADLINES.cloudwatchHeartbeat,
+      'CloudWatch PutMetricData (lease heartbeat)',
+      signal,
+    );
+  }
+
+  /**
+   * Forces the lease alarm to ALARM: FIS treats it like any ALARM transition of a stop condition
+   * (SEMANTICS §3.3) and stops the experiment. The forced state lasts only until the alarm's next
+   * evaluation, which is why the engine stops beating first and re-asserts it until the stop is seen.
+   */
+  async trip(reason: string, signal?: AbortSignal): Promise<void> {
+    await sendWithin(
+      this.cw,
+      new SetAlarmStateCommand({
+        AlarmName: leaseAlarmName(this.planId),
+        StateValue: 'ALARM',
+        // StateReason is at most 1023 characters (CloudWatch model).
+        StateReason: `chaos-gate tripped its lease: ${reason}`.slice(0, 1023),
+      }),
+      DEADLINES.cloudwatchSetAlarmState,
+      'CloudWatch SetAlarmState (lease trip)',
+      signal,
     );
   }
 }

@@ -5,6 +5,9 @@
  */
 import {
   CreateExperimentTemplateCommand,
+  CreateTargetAccountConfigurationCommand,
+  DeleteExperimentTemplateCommand,
+  DeleteTargetAccountConfigurationCommand,
   GetExperimentCommand,
   GetExperimentTemplateCommand,
   ListExperimentResolvedTargetsCommand,
@@ -12,7 +15,9 @@ import {
   StartExperimentCommand,
   StopExperimentCommand,
   TagResourceCommand,
+  UntagResourceCommand,
   UpdateExperimentTemplateCommand,
+  UpdateTargetAccountConfigurationCommand,
   type CreateExperimentTemplateCommandInput,
   type Experiment,
   type ExperimentTemplateSummary,
@@ -31,7 +36,8 @@ import {
   type RunContext,
 } from '../injector.js';
 import type { FisInputExtensions } from './patches.js';
-import { withTags, type TaggingSender } from '../aws/tagging.js';
+import type { TaggingSender } from '../aws/tagging.js';
+import { tagResolvedTargets } from './resolved-tags.js';
 import {
   TAG_ATTEMPT,
   TAG_DIGEST,
@@ -44,9 +50,13 @@ import {
   clientToken,
   contentDigest,
   contentOfTemplate,
+  needsReplacement,
   templateContent,
+  type TargetAccount,
   type TemplateContent,
+  type TemplateView,
 } from './template.js';
+import { listTargetAccounts } from './target-accounts.js';
 import {
   alarmNameFromArn,
   alarmStates,
@@ -75,6 +85,11 @@ export interface FisInjectorOptions {
    * blast-radius gate cannot show a target free of forbidden tags and refuses (fail closed).
    */
   tagging?: TaggingSender | undefined;
+  /**
+   * The Tagging API of a target account of a multi-account experiment (its own account's resources are
+   * invisible to the runner's); without it those targets' tags stay unknown and guarded tags refuse them.
+   */
+  taggingFor?: ((accountId: string) => TaggingSender | undefined) | undefined;
 }
 
 const DRY_RUN_DONE = new Set(['completed', 'stopped', 'failed', 'cancelled', 'running']);
@@ -96,6 +111,7 @@ export function experimentState(e: Experiment | undefined): ExperimentState {
   const state = (e?.state ?? {}) as { status?: string; reason?: string; error?: { code?: string } };
   const actions: Record<string, string> = {};
   let injected = false;
+  let firstStart: number | undefined;
   for (const [name, a] of Object.entries(e?.actions ?? {})) {
     const status = a.state?.status ?? 'unknown';
     actions[name] = status;
@@ -105,9 +121,12 @@ export function experimentState(e: Experiment | undefined): ExperimentState {
       (a.startTime && status !== 'skipped' && status !== 'pending')
     ) {
       injected = true;
+      const t = a.startTime?.getTime();
+      if (t !== undefined && !Number.isNaN(t) && (firstStart === undefined || t < firstStart)) firstStart = t;
     }
   }
   const out: ExperimentState = { status: state.status ?? 'unknown', actions, injected };
+  if (firstStart !== undefined) out.actionStartedAt = firstStart;
   if (state.reason) out.reason = state.reason;
   if (state.error?.code) out.errorCode = state.error.code;
   return out;
@@ -120,6 +139,8 @@ export class FisInjector implements Injector {
   /** Alarm ARNs of the current plan's stop conditions, known after provision. */
   private stopAlarmNames: string[] = [];
   private leaseAlarm = '';
+  /** The runner's account (from its own alarm's ARN), known after provision. */
+  private account = '';
 
   constructor(private readonly opts: FisInjectorOptions) {
     this.fis = opts.fis;
@@ -143,37 +164,20 @@ export class FisInjector implements Injector {
     this.stopAlarmNames = content.stopConditions.map((s) => alarmNameFromArn(s.value ?? ''));
     this.leaseAlarm = lease.AlarmName ?? '';
     const digest = contentDigest(content);
+    // The pinned client's summaries lack `arn`; build it from the account in our own alarm's ARN.
+    const account = (lease.AlarmArn ?? '').split(':')[4] ?? '';
+    this.account = account;
+    const partition = (lease.AlarmArn ?? '').split(':')[1] ?? 'aws';
+    const arnOf = (id: string) =>
+      `arn:${partition}:fis:${this.opts.region}:${account}:experiment-template/${id}`;
     const existing = await this.findTemplate(plan.id);
     if (!existing?.id) {
-      const input = {
-        clientToken: clientToken('template', plan.id, digest, ctx.runId),
-        description: content.description,
-        roleArn: content.roleArn,
-        targets: content.targets as CreateExperimentTemplateCommandInput['targets'],
-        actions: content.actions as CreateExperimentTemplateCommandInput['actions'],
-        stopConditions: content.stopConditions as CreateExperimentTemplateCommandInput['stopConditions'],
-        tags: { [TAG_PLAN]: plan.id, [TAG_DIGEST]: digest, [TAG_SERVICE]: plan.service },
-        ...(content.emptyTargetResolutionMode
-          ? {
-              experimentOptions: {
-                emptyTargetResolutionMode: content.emptyTargetResolutionMode as 'fail' | 'skip',
-              },
-            }
-          : {}),
-      };
-      const out = await this.fis.send(
-        new CreateExperimentTemplateCommand(input as CreateExperimentTemplateCommandInput),
-      );
-      const id = out.experimentTemplate?.id;
-      if (!id) throw new Error('FIS CreateExperimentTemplate returned no template id');
+      const id = await this.createTemplate(plan, ctx, content, digest);
       this.log(`created FIS template ${id} for plan ${plan.id}`);
       return { templateId: id, action: 'created' };
     }
     const id = existing.id;
-    const current = await this.fis.send(new GetExperimentTemplateCommand({ id }));
-    const actual = contentOfTemplate(
-      (current.experimentTemplate ?? {}) as Parameters<typeof contentOfTemplate>[0],
-    );
+    const actual = await this.readContent(id);
     const actualDigest = contentDigest(actual);
     const taggedDigest = existing.tags?.[TAG_DIGEST];
     if (actualDigest === digest && taggedDigest === digest) return { templateId: id, action: 'reused' };
@@ -185,6 +189,15 @@ export class FisInjector implements Injector {
         'fis',
       );
     }
+    const action = drifted ? 'repaired' : 'updated';
+    const replace = needsReplacement(actual, content);
+    if (replace) {
+      // UpdateExperimentTemplate cannot express this change: a new template replaces the old one.
+      const created = await this.createTemplate(plan, ctx, content, digest);
+      await this.fis.send(new DeleteExperimentTemplateCommand({ id }));
+      this.log(`replaced FIS template ${id} by ${created} for plan ${plan.id}: ${replace}`);
+      return { templateId: created, action };
+    }
     const update = {
       id,
       description: content.description,
@@ -195,27 +208,136 @@ export class FisInjector implements Injector {
       experimentOptions: {
         emptyTargetResolutionMode: (content.emptyTargetResolutionMode ?? 'fail') as 'fail' | 'skip',
       },
+      ...(content.logConfiguration ? { logConfiguration: content.logConfiguration } : {}),
+      ...(content.experimentReportConfiguration
+        ? { experimentReportConfiguration: content.experimentReportConfiguration }
+        : {}),
     };
-    await this.fis.send(new UpdateExperimentTemplateCommand(update as UpdateExperimentTemplateCommandInput));
-    // The pinned client's summaries lack `arn`; build it from the account in our own alarm's ARN.
-    const account = (lease.AlarmArn ?? '').split(':')[4] ?? '';
-    const partition = (lease.AlarmArn ?? '').split(':')[1] ?? 'aws';
-    const templateArn = `arn:${partition}:fis:${this.opts.region}:${account}:experiment-template/${id}`;
-    await this.fis.send(new TagResourceCommand({ resourceArn: templateArn, tags: { [TAG_DIGEST]: digest } }));
-    // The gate verifies its own scope: read the template back and compare before anything starts.
-    const verify = await this.fis.send(new GetExperimentTemplateCommand({ id }));
-    const after = contentDigest(
-      contentOfTemplate((verify.experimentTemplate ?? {}) as Parameters<typeof contentOfTemplate>[0]),
+    await this.fis.send(
+      new UpdateExperimentTemplateCommand(
+        update as unknown as UpdateExperimentTemplateCommandInput & FisInputExtensions,
+      ),
     );
+    await this.syncTags(arnOf(id), actual.tags, content.tags, digest);
+    await this.syncTargetAccounts(
+      id,
+      actual.targetAccountConfigurations,
+      content.targetAccountConfigurations,
+    );
+    // The gate verifies its own scope: read the template back and compare before anything starts.
+    const after = contentDigest(await this.readContent(id));
     if (after !== digest) {
       throw new InjectorRefusal(
         `FIS template ${id} still differs from plan ${plan.id} after the update (digest ${after} ≠ ${digest}); refusing to start`,
         'fis',
       );
     }
-    const action = drifted ? 'repaired' : 'updated';
     this.log(`${action} FIS template ${id} for plan ${plan.id}`);
     return { templateId: id, action };
+  }
+
+  /** Creates the template (idempotently) with its tags and target accounts; returns its id. */
+  private async createTemplate(
+    plan: Plan,
+    ctx: RunContext,
+    content: TemplateContent,
+    digest: string,
+  ): Promise<string> {
+    const options: Record<string, string> = {};
+    if (content.accountTargeting) options.accountTargeting = content.accountTargeting;
+    if (content.emptyTargetResolutionMode)
+      options.emptyTargetResolutionMode = content.emptyTargetResolutionMode;
+    const input = {
+      clientToken: clientToken('template', plan.id, digest, ctx.runId),
+      description: content.description,
+      roleArn: content.roleArn,
+      targets: content.targets as CreateExperimentTemplateCommandInput['targets'],
+      actions: content.actions as CreateExperimentTemplateCommandInput['actions'],
+      stopConditions: content.stopConditions as CreateExperimentTemplateCommandInput['stopConditions'],
+      tags: { ...content.tags, [TAG_PLAN]: plan.id, [TAG_DIGEST]: digest, [TAG_SERVICE]: plan.service },
+      ...(Object.keys(options).length
+        ? { experimentOptions: options as CreateExperimentTemplateCommandInput['experimentOptions'] }
+        : {}),
+      ...(content.logConfiguration ? { logConfiguration: content.logConfiguration } : {}),
+      ...(content.experimentReportConfiguration
+        ? { experimentReportConfiguration: content.experimentReportConfiguration }
+        : {}),
+    };
+    const out = await this.fis.send(
+      new CreateExperimentTemplateCommand(
+        input as unknown as CreateExperimentTemplateCommandInput & FisInputExtensions,
+      ),
+    );
+    const id = out.experimentTemplate?.id;
+    if (!id) throw new Error('FIS CreateExperimentTemplate returned no template id');
+    await this.syncTargetAccounts(id, undefined, content.targetAccountConfigurations);
+    return id;
+  }
+
+  /** The template's content as FIS holds it, target accounts included. */
+  private async readContent(id: string): Promise<TemplateContent> {
+    const got = await this.fis.send(new GetExperimentTemplateCommand({ id }));
+    const template = (got.experimentTemplate ?? {}) as TemplateView & {
+      targetAccountConfigurationsCount?: number;
+    };
+    const accounts =
+      (template.targetAccountConfigurationsCount ?? 0) > 0 ||
+      template.experimentOptions?.accountTargeting === 'multi-account'
+        ? await listTargetAccounts(this.fis, id)
+        : [];
+    return contentOfTemplate(template, accounts);
+  }
+
+  /** Sets the plan's tags and the new digest; removes plan tags the plan no longer has. */
+  private async syncTags(
+    arn: string,
+    actual: Record<string, string> | undefined,
+    wanted: Record<string, string> | undefined,
+    digest: string,
+  ): Promise<void> {
+    await this.fis.send(
+      new TagResourceCommand({ resourceArn: arn, tags: { ...wanted, [TAG_DIGEST]: digest } }),
+    );
+    const stale = Object.keys(actual ?? {}).filter((k) => !(k in (wanted ?? {})));
+    if (stale.length) await this.fis.send(new UntagResourceCommand({ resourceArn: arn, tagKeys: stale }));
+  }
+
+  /** Makes the template's target account configurations those of the plan. */
+  private async syncTargetAccounts(
+    id: string,
+    actual: readonly TargetAccount[] | undefined,
+    wanted: readonly TargetAccount[] | undefined,
+  ): Promise<void> {
+    const have = new Map((actual ?? []).map((a) => [a.accountId, a]));
+    const want = new Map((wanted ?? []).map((a) => [a.accountId, a]));
+    for (const [accountId, a] of want) {
+      const current = have.get(accountId);
+      if (!current) {
+        await this.fis.send(
+          new CreateTargetAccountConfigurationCommand({
+            experimentTemplateId: id,
+            accountId,
+            roleArn: a.roleArn,
+            ...(a.description ? { description: a.description } : {}),
+            clientToken: clientToken('target-account', id, accountId, a.roleArn),
+          }),
+        );
+      } else if (current.roleArn !== a.roleArn || (current.description ?? '') !== (a.description ?? '')) {
+        await this.fis.send(
+          new UpdateTargetAccountConfigurationCommand({
+            experimentTemplateId: id,
+            accountId,
+            roleArn: a.roleArn,
+            description: a.description ?? '',
+          }),
+        );
+      }
+    }
+    for (const accountId of have.keys())
+      if (!want.has(accountId))
+        await this.fis.send(
+          new DeleteTargetAccountConfigurationCommand({ experimentTemplateId: id, accountId }),
+        );
   }
 
   private async findTemplate(planId: string): Promise<ExperimentTemplateSummary | undefined> {
@@ -294,10 +416,21 @@ export class FisInjector implements Injector {
       }
       nextToken = page.nextToken;
     } while (nextToken);
-    return this.opts.tagging ? withTags(this.opts.tagging, targets) : targets;
+    return this.opts.tagging
+      ? tagResolvedTargets(plan, targets, {
+          own: this.opts.tagging,
+          ownAccount: this.account || undefined,
+          forAccount: this.opts.taggingFor,
+        })
+      : targets;
   }
 
-  async start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }> {
+  async start(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<{ experimentId: string }> {
     await this.requireAlarmsOk();
     const out = await this.fis.send(
       new StartExperimentCommand({
@@ -305,10 +438,33 @@ export class FisInjector implements Injector {
         experimentTemplateId: templateId,
         tags: tagsOf(plan, ctx),
       }),
+      signal ? { abortSignal: signal } : {},
     );
     const id = out.experiment?.id;
     if (!id) throw new Error('FIS StartExperiment returned no experiment id');
     return { experimentId: id };
+  }
+
+  /**
+   * Null when every stop-condition alarm is OK; the lease alarm not OK yet is something to wait for
+   * (it turns OK once heartbeats arrive); the kill switch or any other alarm not OK is a refusal.
+   */
+  async readiness(signal?: AbortSignal): Promise<string | null> {
+    const states = await alarmStates(this.cw, this.stopAlarmNames, signal);
+    const bad = this.stopAlarmNames
+      .map((name) => ({ name, state: states.get(name)?.StateValue ?? 'missing' }))
+      .filter((a) => a.state !== 'OK');
+    if (bad.length === 0) return null;
+    if (bad.some((a) => a.name === KILL_SWITCH_ALARM && a.state === 'ALARM')) {
+      throw new InjectorRefusal(
+        `the chaos-gate kill switch is engaged (alarm ${KILL_SWITCH_ALARM} is ALARM); release it with 'chaos-gate kill --release'`,
+      );
+    }
+    if (bad.every((a) => a.name === this.leaseAlarm)) return `the lease alarm ${this.leaseAlarm} to turn OK`;
+    throw new InjectorRefusal(
+      `stop-condition alarms must be OK before the experiment starts: ${bad.map((a) => `${a.name}=${a.state}`).join(', ')}`,
+      'fis.stopConditions',
+    );
   }
 
   /** SPEC §6.1: every stop-condition alarm must be OK before StartExperiment. */
@@ -337,19 +493,25 @@ export class FisInjector implements Injector {
     }
   }
 
-  async state(experimentId: string): Promise<ExperimentState> {
-    const out = await this.fis.send(new GetExperimentCommand({ id: experimentId }));
+  async state(experimentId: string, signal?: AbortSignal): Promise<ExperimentState> {
+    const out = await this.fis.send(
+      new GetExperimentCommand({ id: experimentId }),
+      signal ? { abortSignal: signal } : {},
+    );
     return experimentState(out.experiment);
   }
 
-  async stop(experimentId: string, _reason: string): Promise<void> {
+  async stop(experimentId: string, _reason: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.fis.send(new StopExperimentCommand({ id: experimentId }));
+      await this.fis.send(
+        new StopExperimentCommand({ id: experimentId }),
+        signal ? { abortSignal: signal } : {},
+      );
     } catch (error) {
       // Stopping an experiment that already ended is not a failure: the engine verifies the state next.
       const name = (error as { name?: string }).name;
       if (name === 'ValidationException' || name === 'ConflictException') {
-        const state = await this.state(experimentId);
+        const state = await this.state(experimentId, signal);
         if (['completed', 'stopped', 'failed', 'cancelled'].includes(state.status)) return;
       }
       throw error;

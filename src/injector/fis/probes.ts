@@ -10,6 +10,8 @@ import {
 } from '@aws-sdk/client-fis';
 import { DescribeAlarmsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { RunningExperiment } from '../../preflight/concurrency.js';
+import { SetupError } from '../../preflight/setup-error.js';
+import { describeAwsError, setupErrorOf } from '../aws/errors.js';
 import { killSwitchStatus } from './kill-switch.js';
 import { ledgerSpent } from './ledger.js';
 import { alarmNameFromArn } from './alarms.js';
@@ -23,10 +25,37 @@ interface Clients {
 
 const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
 
+/** What to check when the set-up is broken; the same for every probe. */
+const SETUP_HINT =
+  "check the runner's AWS credentials, its role's permissions (docs/fis.md) and the endpoint " +
+  '(AWS_ENDPOINT_URL) and Region';
+
+/**
+ * The probe's failure as the gates must see it: an AWS error that means the set-up is broken (no or
+ * expired credentials, a missing permission, an endpoint nobody answers on: `injector/aws/errors.ts`)
+ * becomes a {@link SetupError}, which the gate lets through so the run ends `failed`; a transient one
+ * (throttling, 5xx, a timeout) is rethrown as it is and the gate may answer `not-run`.
+ */
+export function asSetupError(error: unknown): unknown {
+  const setup = setupErrorOf(error);
+  if (!setup) return error;
+  return new SetupError(`the AWS set-up is broken (${describeAwsError(setup)}); ${SETUP_HINT}`, {
+    cause: error,
+  });
+}
+
+async function classified<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw asSetupError(error);
+  }
+}
+
 export function killSwitchProbe(clients: Clients): {
   engaged(): Promise<{ engaged: boolean; reason?: string }>;
 } {
-  return { engaged: () => killSwitchStatus(clients) };
+  return { engaged: () => classified(() => killSwitchStatus(clients)) };
 }
 
 /**
@@ -39,53 +68,58 @@ export function experimentLister(
   own?: { planId: string; runId: string; attempt: number },
 ): { running(): Promise<RunningExperiment[]> } {
   return {
-    async running() {
-      const out: RunningExperiment[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await clients.fis.send(
-          new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
-        );
-        for (const e of page.experiments ?? []) {
-          const planId = e.tags?.[TAG_PLAN];
-          if (!e.id || !planId || e.tags?.['chaos-gate:dry-run'] === 'true') continue;
-          if (!LIVE.has(String(e.state?.status))) continue;
-          if (
-            own &&
-            planId === own.planId &&
-            e.tags?.[TAG_RUN] === own.runId &&
-            e.tags?.[TAG_ATTEMPT] === String(own.attempt)
-          )
-            continue;
-          const targets: string[] = [];
-          let t: string | undefined;
-          do {
-            const r = await clients.fis.send(
-              new ListExperimentResolvedTargetsCommand({
-                experimentId: e.id,
-                maxResults: 100,
-                ...(t ? { nextToken: t } : {}),
-              }),
-            );
-            for (const x of r.resolvedTargets ?? []) {
-              const arn = x.targetInformation?.arn ?? Object.values(x.targetInformation ?? {})[0];
-              if (arn) targets.push(arn);
-            }
-            t = r.nextToken;
-          } while (t);
-          out.push({ id: e.id, planId, targets });
-        }
-        nextToken = page.nextToken;
-      } while (nextToken);
-      return out;
-    },
+    running: () => classified(() => listRunning(clients, own)),
   };
+}
+
+async function listRunning(
+  clients: Clients,
+  own: { planId: string; runId: string; attempt: number } | undefined,
+): Promise<RunningExperiment[]> {
+  const out: RunningExperiment[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await clients.fis.send(
+      new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+    );
+    for (const e of page.experiments ?? []) {
+      const planId = e.tags?.[TAG_PLAN];
+      if (!e.id || !planId || e.tags?.['chaos-gate:dry-run'] === 'true') continue;
+      if (!LIVE.has(String(e.state?.status))) continue;
+      if (
+        own &&
+        planId === own.planId &&
+        e.tags?.[TAG_RUN] === own.runId &&
+        e.tags?.[TAG_ATTEMPT] === String(own.attempt)
+      )
+        continue;
+      const targets: string[] = [];
+      let t: string | undefined;
+      do {
+        const r = await clients.fis.send(
+          new ListExperimentResolvedTargetsCommand({
+            experimentId: e.id,
+            maxResults: 100,
+            ...(t ? { nextToken: t } : {}),
+          }),
+        );
+        for (const x of r.resolvedTargets ?? []) {
+          const arn = x.targetInformation?.arn ?? Object.values(x.targetInformation ?? {})[0];
+          if (arn) targets.push(arn);
+        }
+        t = r.nextToken;
+      } while (t);
+      out.push({ id: e.id, planId, targets });
+    }
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return out;
 }
 
 export function ledgerReader(cw: CloudWatchClient): {
   spent(service: string, windowMs: number, now: number): Promise<number>;
 } {
-  return { spent: (service, windowMs, now) => ledgerSpent(cw, service, windowMs, now) };
+  return { spent: (service, windowMs, now) => classified(() => ledgerSpent(cw, service, windowMs, now)) };
 }
 
 /** An incident is open while the named CloudWatch alarm is in ALARM (INSUFFICIENT_DATA is not an incident). */
@@ -112,6 +146,9 @@ export function alarmIncidentProbe(
           detail: `alarm ${name} is ${a.StateValue ?? 'unknown'}${a.StateReason ? ` (${a.StateReason})` : ''}`,
         };
       } catch (error) {
+        // A broken set-up is thrown (the gate ends the run failed); anything else is a probe that could not tell.
+        const setup = asSetupError(error);
+        if (setup instanceof SetupError) throw setup;
         const message = error instanceof Error ? error.message : String(error);
         return { open: false, detail: `could not read alarm ${name}`, error: message };
       }

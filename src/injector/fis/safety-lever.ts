@@ -3,12 +3,38 @@
  * these two requests are built and SigV4-signed here with the client's own credentials, exactly as the
  * SDK would sign them (service `fis`). Where the endpoint does not know the lever (404/unknown
  * operation), callers learn `unavailable` and carry on with the alarm-based kill switch.
+ *
+ * Each request, signing included, has a deadline (`DEADLINES.fisSafetyLever`, 5 s) and honours the
+ * caller's signal: a lever that does not answer in time counts as unavailable, because the kill-switch
+ * alarm stops experiments without it and `kill` must not hang on it.
  */
 import type { FisClient } from '@aws-sdk/client-fis';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { HttpRequest } from '@smithy/protocol-http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { fisEndpoint } from '../aws/clients.js';
+import { DEADLINES, withDeadline } from '../../net/deadline.js';
+
+/** Options of the lever calls. */
+export interface LeverCallOptions {
+  /** The caller's cancellation (a run being torn down, a signal). */
+  signal?: AbortSignal | undefined;
+  /** Deadline of the request (ms); default `DEADLINES.fisSafetyLever`. */
+  deadlineMs?: number | undefined;
+}
+
+/**
+ * Where the lever lives: the client's own endpoint when one was configured explicitly (tests, tools),
+ * else the standard `AWS_ENDPOINT_URL*` variables or the Regional FIS endpoint.
+ */
+async function leverEndpoint(client: FisClient, region: string): Promise<URL> {
+  if (client.config.isCustomEndpoint && typeof client.config.endpoint === 'function') {
+    const e = await client.config.endpoint();
+    const port = e.port === undefined ? '' : `:${e.port}`;
+    return new URL(`${e.protocol}//${e.hostname}${port}`);
+  }
+  return new URL(fisEndpoint(region));
+}
 
 export type LeverState = 'engaged' | 'disengaged' | 'engaging' | 'disengaging';
 
@@ -20,9 +46,10 @@ async function signedFetch(
   region: string,
   method: 'GET' | 'PATCH',
   path: string,
-  body?: unknown,
+  body: unknown,
+  signal: AbortSignal,
 ): Promise<{ status: number; json: Record<string, unknown> | null; text: string }> {
-  const endpoint = new URL(fisEndpoint(region));
+  const endpoint = await leverEndpoint(client, region);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const request = new HttpRequest({
     method,
@@ -46,7 +73,7 @@ async function signedFetch(
   });
   const signed = await signer.sign(request);
   const url = `${endpoint.protocol}//${endpoint.host}${path}`;
-  const init: RequestInit = { method, headers: signed.headers as Record<string, string> };
+  const init: RequestInit = { method, headers: signed.headers as Record<string, string>, signal };
   if (payload !== undefined) init.body = payload;
   const response = await fetch(url, init);
   const text = await response.text();
@@ -67,9 +94,18 @@ function leverFrom(json: Record<string, unknown> | null): { state: string; reaso
 }
 
 /** Reads the account's default safety lever. */
-export async function getSafetyLever(client: FisClient, region: string): Promise<LeverResult> {
+export async function getSafetyLever(
+  client: FisClient,
+  region: string,
+  options: LeverCallOptions = {},
+): Promise<LeverResult> {
   try {
-    const r = await signedFetch(client, region, 'GET', '/safetyLevers/default');
+    const r = await withDeadline(
+      (signal) => signedFetch(client, region, 'GET', '/safetyLevers/default', undefined, signal),
+      options.deadlineMs ?? DEADLINES.fisSafetyLever,
+      'FIS GetSafetyLever',
+      options.signal,
+    );
     const lever = leverFrom(r.json);
     if (r.status === 200 && lever) return { available: true, ...lever };
     return { available: false, detail: `GetSafetyLever answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
@@ -87,11 +123,23 @@ export async function updateSafetyLever(
   region: string,
   status: 'engaged' | 'disengaged',
   reason: string,
+  options: LeverCallOptions = {},
 ): Promise<LeverResult> {
   try {
-    const r = await signedFetch(client, region, 'PATCH', '/safetyLevers/default/state', {
-      state: { status, reason },
-    });
+    const r = await withDeadline(
+      (signal) =>
+        signedFetch(
+          client,
+          region,
+          'PATCH',
+          '/safetyLevers/default/state',
+          { state: { status, reason } },
+          signal,
+        ),
+      options.deadlineMs ?? DEADLINES.fisSafetyLever,
+      'FIS UpdateSafetyLeverState',
+      options.signal,
+    );
     const lever = leverFrom(r.json);
     if (r.status === 200 && lever) return { available: true, ...lever };
     return {

@@ -1,16 +1,26 @@
 /**
  * The FIS experiment template derived from a plan. The template carries a digest of its own content as a
  * tag, so chaos-gate can tell an unchanged plan (reuse), a changed plan (update) and a template edited by
- * hand (drift: repair or refuse) apart before it starts anything.
+ * hand (drift: repair or refuse) apart before it starts anything. The digest covers every field the plan
+ * controls: description, role, targets, actions, stop conditions, the plan's own tags, the log and report
+ * configurations, the experiment options and the target accounts of a multi-account experiment.
  */
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../plan/schema.js';
+import { ALARM_SOURCE, emptyTargetMode } from '../../plan/fis.js';
 
 /** FIS allows at most 5 stop conditions per template (FIS quotas, SEMANTICS §6). */
 export const FIS_MAX_STOP_CONDITIONS = 5;
 /** FIS template descriptions are at most 512 characters (M-FIS ExperimentTemplateDescription). */
 export const FIS_MAX_DESCRIPTION = 512;
+/**
+ * The report window FIS applies when a report configuration names none (third-party IaC documentation
+ * of the default, SEMANTICS §3.7); treated as equal to an absent value so a filled-in default is no drift.
+ */
+export const FIS_DEFAULT_REPORT_WINDOW = 'PT20M';
 
+/** Tags chaos-gate writes for its own bookkeeping; they are not template content. */
+export const CHAOS_GATE_TAG_PREFIX = 'chaos-gate:';
 export const TAG_PLAN = 'chaos-gate:plan';
 export const TAG_DIGEST = 'chaos-gate:digest';
 export const TAG_PLAN_DIGEST = 'chaos-gate:plan-digest';
@@ -25,6 +35,13 @@ export interface StopCondition {
   value?: string;
 }
 
+/** One target account of a multi-account template (FIS keeps it beside the template). */
+export interface TargetAccount {
+  accountId: string;
+  roleArn: string;
+  description?: string | undefined;
+}
+
 /** What chaos-gate controls in a template; exactly what the digest covers. */
 export interface TemplateContent {
   description: string;
@@ -32,7 +49,16 @@ export interface TemplateContent {
   targets: Record<string, unknown>;
   actions: Record<string, unknown>;
   stopConditions: StopCondition[];
+  /** The plan's own tags; `chaos-gate:*` tags are bookkeeping and stay out. */
+  tags?: Record<string, string>;
+  logConfiguration?: Record<string, unknown>;
+  /** Only when not FIS's default (single-account), which FIS reports explicitly. */
+  accountTargeting?: string;
+  /** Only when not FIS's default (fail), which FIS reports explicitly. */
   emptyTargetResolutionMode?: string;
+  experimentReportConfiguration?: Record<string, unknown>;
+  /** Sorted by account id. */
+  targetAccountConfigurations?: TargetAccount[];
 }
 
 /** Removes undefined values, empty arrays and empty objects, and sorts keys: equal content, equal JSON. */
@@ -66,13 +92,45 @@ export class TemplateError extends Error {
   override name = 'TemplateError';
 }
 
+/** The plan's own tags, without chaos-gate's bookkeeping tags. */
+export function userTags(tags: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!tags) return undefined;
+  const out = Object.fromEntries(Object.entries(tags).filter(([k]) => !k.startsWith(CHAOS_GATE_TAG_PREFIX)));
+  return Object.keys(out).length ? out : undefined;
+}
+
+function reportConfiguration(r: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!r) return undefined;
+  const out = { ...r };
+  for (const k of ['preExperimentDuration', 'postExperimentDuration'])
+    if (out[k] === FIS_DEFAULT_REPORT_WINDOW) delete out[k];
+  return out;
+}
+
+function sortedAccounts(accounts: readonly TargetAccount[] | undefined): TargetAccount[] | undefined {
+  if (!accounts?.length) return undefined;
+  return [...accounts]
+    .map((a) => ({
+      accountId: a.accountId,
+      roleArn: a.roleArn,
+      ...(a.description ? { description: a.description } : {}),
+    }))
+    .sort((a, b) => a.accountId.localeCompare(b.accountId));
+}
+
 /** The template content for a plan, with chaos-gate's own lease and kill-switch alarms as stop conditions. */
 export function templateContent(plan: Plan, alarms: { lease: string; killSwitch: string }): TemplateContent {
-  const arns = [...plan.fis.stopConditions, alarms.lease, alarms.killSwitch];
-  if (arns.length > FIS_MAX_STOP_CONDITIONS) {
+  // `{source: none}` means "no stop condition"; chaos-gate always adds two, so it drops out.
+  const own = plan.fis.stopConditions.filter((s) => s.source !== 'none');
+  const stopConditions: StopCondition[] = [
+    ...own.map((s) => ({ source: s.source, ...(s.value !== undefined ? { value: s.value } : {}) })),
+    { source: ALARM_SOURCE, value: alarms.lease },
+    { source: ALARM_SOURCE, value: alarms.killSwitch },
+  ];
+  if (stopConditions.length > FIS_MAX_STOP_CONDITIONS) {
     throw new TemplateError(
-      `fis.stopConditions: ${plan.fis.stopConditions.length} alarms plus chaos-gate's lease and kill-switch alarms make ` +
-        `${arns.length} stop conditions; FIS allows at most ${FIS_MAX_STOP_CONDITIONS}, so list at most ` +
+      `fis.stopConditions: ${own.length} alarms plus chaos-gate's lease and kill-switch alarms make ` +
+        `${stopConditions.length} stop conditions; FIS allows at most ${FIS_MAX_STOP_CONDITIONS}, so list at most ` +
         `${FIS_MAX_STOP_CONDITIONS - 2} in the plan`,
     );
   }
@@ -85,22 +143,41 @@ export function templateContent(plan: Plan, alarms: { lease: string; killSwitch:
     roleArn: plan.fis.roleArn,
     targets: plan.fis.targets,
     actions: plan.fis.actions,
-    stopConditions: arns.map((value) => ({ source: 'aws:cloudwatch:alarm', value })),
+    stopConditions,
   };
-  const mode = plan.fis.emptyTargetResolutionMode;
+  const tags = userTags(plan.fis.tags);
+  if (tags) content.tags = tags;
+  if (plan.fis.logConfiguration) content.logConfiguration = plan.fis.logConfiguration;
+  const targeting = plan.fis.experimentOptions?.accountTargeting;
+  if (targeting && targeting !== 'single-account') content.accountTargeting = targeting;
+  const mode = emptyTargetMode(plan.fis);
   if (mode && mode !== 'fail') content.emptyTargetResolutionMode = mode;
+  const report = reportConfiguration(plan.fis.experimentReportConfiguration);
+  if (report) content.experimentReportConfiguration = report;
+  const accounts = sortedAccounts(plan.fis.targetAccountConfigurations);
+  if (accounts) content.targetAccountConfigurations = accounts;
   return content;
 }
 
-/** Reads the same content back from a GetExperimentTemplate response, for drift detection. */
-export function contentOfTemplate(t: {
+/** A template as GetExperimentTemplate returns it (the pinned client's types, loosened). */
+export interface TemplateView {
   description?: string | undefined;
   roleArn?: string | undefined;
   targets?: Record<string, unknown> | undefined;
   actions?: Record<string, unknown> | undefined;
   stopConditions?: { source?: string | undefined; value?: string | undefined }[] | undefined;
-  experimentOptions?: { emptyTargetResolutionMode?: string | undefined } | undefined;
-}): TemplateContent {
+  tags?: Record<string, string> | undefined;
+  logConfiguration?: unknown;
+  experimentOptions?:
+    { accountTargeting?: string | undefined; emptyTargetResolutionMode?: string | undefined } | undefined;
+  experimentReportConfiguration?: unknown;
+}
+
+/**
+ * Reads the same content back from a GetExperimentTemplate response and the template's target account
+ * configurations (ListTargetAccountConfigurations), for drift detection.
+ */
+export function contentOfTemplate(t: TemplateView, accounts?: readonly TargetAccount[]): TemplateContent {
   const content: TemplateContent = {
     description: t.description ?? '',
     roleArn: t.roleArn ?? '',
@@ -111,10 +188,38 @@ export function contentOfTemplate(t: {
       ...(s.value !== undefined ? { value: s.value } : {}),
     })),
   };
+  const tags = userTags(t.tags);
+  if (tags) content.tags = tags;
+  if (t.logConfiguration && typeof t.logConfiguration === 'object')
+    content.logConfiguration = t.logConfiguration as Record<string, unknown>;
+  // FIS reports the default options explicitly; the plan leaves them out. Treat defaults as absent.
+  const targeting = t.experimentOptions?.accountTargeting;
+  if (targeting && targeting !== 'single-account') content.accountTargeting = targeting;
   const mode = t.experimentOptions?.emptyTargetResolutionMode;
-  // FIS reports the default mode explicitly; the plan leaves it out. Treat 'fail' (the default) as absent.
   if (mode && mode !== 'fail') content.emptyTargetResolutionMode = mode;
+  const report = reportConfiguration(
+    t.experimentReportConfiguration && typeof t.experimentReportConfiguration === 'object'
+      ? (t.experimentReportConfiguration as Record<string, unknown>)
+      : undefined,
+  );
+  if (report) content.experimentReportConfiguration = report;
+  const sorted = sortedAccounts(accounts);
+  if (sorted) content.targetAccountConfigurations = sorted;
   return content;
+}
+
+/**
+ * Whether the stored template cannot be brought to `wanted` by UpdateExperimentTemplate: its account
+ * targeting cannot be changed (the update's options carry only the empty-target mode), and an absent field
+ * in an update leaves the stored one as it is, so a log or report configuration the plan dropped stays.
+ */
+export function needsReplacement(actual: TemplateContent, wanted: TemplateContent): string | undefined {
+  if ((actual.accountTargeting ?? 'single-account') !== (wanted.accountTargeting ?? 'single-account'))
+    return `account targeting changes from ${actual.accountTargeting ?? 'single-account'} to ${wanted.accountTargeting ?? 'single-account'}`;
+  if (actual.logConfiguration && !wanted.logConfiguration) return 'the plan no longer configures a log';
+  if (actual.experimentReportConfiguration && !wanted.experimentReportConfiguration)
+    return 'the plan no longer configures a report';
+  return undefined;
 }
 
 /** Deterministic, whitespace-free idempotency token (≤ 64 chars, per the FIS model's ClientToken). */

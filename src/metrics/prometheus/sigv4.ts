@@ -4,6 +4,7 @@
  * Prometheus HTTP API but accepts only signed requests.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -22,11 +23,27 @@ export interface SigV4Options {
   region: string;
   /** The signing name; `aps` for Amazon Managed Service for Prometheus. */
   service?: 'aps' | undefined;
-  /** Defaults to `credentialsFromEnv()`. */
+  /** Defaults to `defaultCredentials()`, the standard AWS credential chain. */
   credentials?: CredentialsProvider | undefined;
 }
 
-/** Credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (what OIDC actions export). */
+/**
+ * The standard AWS credential chain — the one the FIS and CloudWatch clients use: environment variables,
+ * the shared config and credentials files (profiles, SSO, `credential_process`), web identity
+ * (`AWS_WEB_IDENTITY_TOKEN_FILE`, what OIDC federation sets up), then container and instance metadata.
+ * Memoized: credentials are resolved once and refreshed only when they are about to expire.
+ */
+export function defaultCredentials(): CredentialsProvider {
+  const provider = defaultProvider();
+  return async () => {
+    const c = await provider();
+    return c.sessionToken
+      ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, sessionToken: c.sessionToken }
+      : { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
+  };
+}
+
+/** Credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN only (tests, tools). */
 export function credentialsFromEnv(
   env: Record<string, string | undefined> = process.env,
 ): CredentialsProvider {

@@ -3,13 +3,23 @@
  * `time=` at the tick), so anything that speaks that API works — Prometheus, Thanos, Mimir,
  * VictoriaMetrics, Amazon Managed Prometheus (SigV4). Queries of a tick run concurrently, and retries
  * stop at the tick's deadline so a slow server never delays the next measurement.
+ *
+ * Deadlines: each request has its own timeout (`timeoutMs`, default `DEADLINES.prometheusRequest`), cut
+ * to what is left of the tick; each query as a whole — signing, retries, backoff and reading the body —
+ * ends at the tick's deadline (at most the tick's window) even if something inside ignores its abort
+ * signal. A query that misses it is a reading with status `error` saying it timed out; `read` never
+ * rejects.
  */
+import { systemClock, type Clock } from '../../clock/clock.js';
+import { DEADLINES, isDeadlineError, withDeadline } from '../../net/deadline.js';
 import type { MetricSource, Query, Reading } from '../source.js';
-import { redact } from './redact.js';
-import { credentialsFromEnv, signRequest, type CredentialsProvider, type SigV4Options } from './sigv4.js';
+import { defaultCredentials, signRequest, type CredentialsProvider, type SigV4Options } from './sigv4.js';
+import { parsePrometheusUrl } from './url.js';
+import { BadInputError } from '../../errors/bad-input.js';
+import { secrets as registry } from '../../security/redact.js';
 
 /** Per-request timeout when none is given; the tick's deadline shortens it further. */
-export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_TIMEOUT_MS: number = DEADLINES.prometheusRequest;
 
 /** Attempts per query and tick: the first try plus two retries, all within the tick's deadline. */
 export const MAX_ATTEMPTS = 3;
@@ -26,6 +36,9 @@ export const MAX_GET_QUERY_CHARS = 2_000;
 /** How many label sets an error about a multi-series result quotes before summarising. */
 const MAX_LISTED_SERIES = 5;
 
+/** The error of a query the caller cancelled (its signal aborted) before Prometheus answered. */
+const CANCELLED = 'cancelled before Prometheus answered';
+
 /** HTTP statuses worth another attempt: overload and gateway trouble, not a bad query (400/422). */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -40,12 +53,14 @@ export interface PrometheusOptions {
   sigv4?: SigV4Options | undefined;
   /** Per-request timeout (ms). */
   timeoutMs?: number | undefined;
-  /** Time budget of one tick's reads (ms); defaults to the tick's window. */
+  /** Time budget of one tick's reads (ms); defaults to the tick's window and is never longer than it. */
   budgetMs?: number | undefined;
   /** Force GET or POST; by default POST is used only for very long queries. */
   method?: 'GET' | 'POST' | undefined;
-  /** Wall clock for deadlines (ms); injectable for tests. */
+  /** Wall clock for deadlines (ms); injectable for tests. Defaults to `clock.now`. */
   now?: (() => number) | undefined;
+  /** The clock retry backoff sleeps on (the run's clock); defaults to the system clock. */
+  clock?: Pick<Clock, 'now' | 'sleep'> | undefined;
 }
 
 /** The `data` of a successful Prometheus query response. */
@@ -133,20 +148,6 @@ function errorMessage(error: unknown): string {
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
 }
 
-/** Sleeps `ms` unless `signal` aborts first. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** Reads SLIs from a Prometheus-compatible HTTP API. */
 export class PrometheusSource implements MetricSource {
   readonly kind = 'prometheus' as const;
@@ -157,53 +158,48 @@ export class PrometheusSource implements MetricSource {
   private readonly budgetMs: number | undefined;
   private readonly method: 'GET' | 'POST' | undefined;
   private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now' | 'sleep'>;
   private readonly sigv4: { region: string; service: string; credentials: CredentialsProvider } | undefined;
 
   /** Throws (an edge error) when the options are contradictory or the URL is not http(s). */
   constructor(options: PrometheusOptions) {
-    let base: URL;
-    try {
-      base = new URL(options.url);
-    } catch {
-      throw new Error(`prometheus-url '${options.url}' is not a URL (expected e.g. http://prometheus:9090)`);
-    }
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw new Error(`prometheus-url '${base.protocol}//${base.host}' must use http or https`);
-    }
+    // Every credential is registered with the one redactor before anything can print it.
+    const { base, basic: fromUrl } = parsePrometheusUrl(options.url);
     const secrets: string[] = [];
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(options.headers ?? {})) {
       headers[k.toLowerCase()] = v;
+      registry.addHeader(v);
       secrets.push(v);
     }
     let basic = options.basicAuth;
-    if (base.username || base.password) {
+    if (fromUrl) {
       if (basic)
-        throw new Error('prometheus-url carries user:password and basic auth is also given; use one');
-      basic = { username: decodeURIComponent(base.username), password: decodeURIComponent(base.password) };
-      base.username = '';
-      base.password = '';
+        throw new BadInputError('prometheus-url carries user:password and basic auth is also given; use one');
+      basic = fromUrl;
     }
     const schemes = [options.bearerToken !== undefined, basic !== undefined, options.sigv4 !== undefined];
     if (schemes.filter(Boolean).length > 1) {
-      throw new Error(
+      throw new BadInputError(
         'Prometheus auth: give only one of bearer token, basic auth and SigV4 (each sets Authorization)',
       );
     }
     if (options.bearerToken !== undefined) {
       headers['authorization'] = `Bearer ${options.bearerToken}`;
+      registry.add(options.bearerToken);
       secrets.push(options.bearerToken);
     }
     if (basic) {
       const token = Buffer.from(`${basic.username}:${basic.password}`).toString('base64');
       headers['authorization'] = `Basic ${token}`;
+      registry.addHeader(headers['authorization']);
       secrets.push(basic.password, token);
     }
     if (options.sigv4) {
       this.sigv4 = {
         region: options.sigv4.region,
         service: options.sigv4.service ?? 'aps',
-        credentials: options.sigv4.credentials ?? credentialsFromEnv(),
+        credentials: options.sigv4.credentials ?? defaultCredentials(),
       };
     }
     if (!base.pathname.endsWith('/')) base.pathname += '/';
@@ -213,7 +209,9 @@ export class PrometheusSource implements MetricSource {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.budgetMs = options.budgetMs;
     this.method = options.method;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    const clock = this.clock;
+    this.now = options.now ?? (() => clock.now());
   }
 
   /** The secrets this source redacts, for front doors that must also mask them (e.g. `core.setSecret`). */
@@ -221,9 +219,9 @@ export class PrometheusSource implements MetricSource {
     return [...this.secretList];
   }
 
-  /** Masks this source's secrets in `text`. */
+  /** Masks this source's secrets — and every other registered one — with the one redactor. */
   redact(text: string): string {
-    return redact(text, this.secretList);
+    return registry.redact(text);
   }
 
   /** The base URL without credentials, for display. */
@@ -237,7 +235,8 @@ export class PrometheusSource implements MetricSource {
     windowMs: number,
     signal?: AbortSignal,
   ): Promise<Reading[]> {
-    const deadline = this.now() + (this.budgetMs ?? windowMs);
+    // The tick's reads end within its window: a budget may shorten that, never stretch it into the next tick.
+    const deadline = this.now() + Math.min(this.budgetMs ?? windowMs, windowMs);
     return Promise.all(queries.map((q) => this.readOne(q, at, windowMs, deadline, signal)));
   }
 
@@ -265,19 +264,49 @@ export class PrometheusSource implements MetricSource {
 
   /**
    * One instant query at `at` (ms), retried on network errors, timeouts and 429/502/503/504 until
-   * `deadline` (wall-clock ms). Never throws; errors are redacted.
+   * `deadline` (wall-clock ms). The whole query ends by the deadline even if a step ignores its signal
+   * (a credentials provider, a body that trickles). Never throws; errors are redacted.
    */
   async instant(promql: string, at: number, deadline: number, signal?: AbortSignal): Promise<QueryOutcome> {
-    let last: QueryOutcome = { ok: false, error: 'no attempt fit in the deadline' };
+    if (signal?.aborted) return { ok: false, error: CANCELLED };
+    const budget = deadline - this.now();
+    if (!(budget > 0))
+      return { ok: false, error: 'Prometheus timed out: the deadline passed before the query was sent' };
+    try {
+      return await withDeadline(
+        (inner) => this.attempts(promql, at, deadline, inner),
+        budget,
+        'Prometheus',
+        signal,
+      );
+    } catch (error) {
+      if (isDeadlineError(error))
+        return { ok: false, error: `Prometheus timed out: no answer within ${Math.round(budget)} ms` };
+      if (signal?.aborted) return { ok: false, error: CANCELLED };
+      return { ok: false, error: this.redact(errorMessage(error)) };
+    }
+  }
+
+  private async attempts(
+    promql: string,
+    at: number,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<QueryOutcome> {
+    let last: QueryOutcome = {
+      ok: false,
+      error: 'Prometheus timed out: the deadline passed before the query was sent',
+    };
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const remaining = deadline - this.now();
-      if (remaining <= 0 || signal?.aborted) break;
+      if (signal.aborted) return { ok: false, error: CANCELLED };
+      if (remaining <= 0) break;
       const result = await this.attempt(promql, at, Math.min(this.timeoutMs, remaining), signal);
       if (result.outcome.ok || !result.retry) return result.outcome;
       last = result.outcome;
       const backoff = RETRY_BASE_MS * 2 ** (attempt - 1);
       if (attempt === MAX_ATTEMPTS || this.now() + backoff >= deadline) break;
-      await pause(backoff, signal);
+      await this.clock.sleep(backoff, signal);
     }
     return { ok: false, error: this.redact(last.ok ? 'unexpected' : last.error) };
   }
@@ -315,11 +344,11 @@ export class PrometheusSource implements MetricSource {
     } catch (error) {
       if (timeout.aborted) {
         return {
-          outcome: { ok: false, error: `Prometheus did not answer within ${timeoutMs} ms` },
+          outcome: { ok: false, error: `Prometheus timed out: no answer within ${timeoutMs} ms` },
           retry: true,
         };
       }
-      if (signal?.aborted) return { outcome: { ok: false, error: 'cancelled' }, retry: false };
+      if (signal?.aborted) return { outcome: { ok: false, error: CANCELLED }, retry: false };
       return {
         outcome: {
           ok: false,
@@ -332,8 +361,16 @@ export class PrometheusSource implements MetricSource {
     try {
       text = await response.text();
     } catch (error) {
-      const reason = timeout.aborted ? `no complete answer within ${timeoutMs} ms` : errorMessage(error);
-      return { outcome: { ok: false, error: this.redact(`Prometheus: ${reason}`) }, retry: true };
+      if (timeout.aborted)
+        return {
+          outcome: { ok: false, error: `Prometheus timed out: no complete answer within ${timeoutMs} ms` },
+          retry: true,
+        };
+      if (signal?.aborted) return { outcome: { ok: false, error: CANCELLED }, retry: false };
+      return {
+        outcome: { ok: false, error: this.redact(`Prometheus: ${errorMessage(error)}`) },
+        retry: true,
+      };
     }
     return { outcome: this.outcomeOf(response, text), retry: RETRYABLE_STATUSES.has(response.status) };
   }
@@ -377,7 +414,12 @@ export class PrometheusSource implements MetricSource {
     const sigv4 = this.sigv4 as NonNullable<PrometheusSource['sigv4']>;
     const credentials = await sigv4.credentials();
     this.secretList.add(credentials.secretAccessKey);
-    if (credentials.sessionToken) this.secretList.add(credentials.sessionToken);
+    registry.add(credentials.secretAccessKey);
+    registry.add(credentials.accessKeyId);
+    if (credentials.sessionToken) {
+      this.secretList.add(credentials.sessionToken);
+      registry.add(credentials.sessionToken);
+    }
     return signRequest(
       { method, url, headers, body },
       { region: sigv4.region, service: sigv4.service, credentials },

@@ -1,11 +1,20 @@
 /**
  * PromQL instant-vector selectors (`http_requests_total{code=~"5..", route!="/health"}`) for the scrape
  * source. The semantics follow Prometheus: a missing label equals the empty string, and regular
- * expressions are fully anchored, so `code=~"5.."` matches `503` but not `1500`.
+ * expressions are RE2, fully anchored, so `code=~"5.."` matches `503` but not `1500`.
  */
+import { RE2JS } from 're2js';
 import type { Labels } from './exposition.js';
 
 export type MatchOp = '=' | '!=' | '=~' | '!~';
+
+/** A compiled label regex: full-match test of a value (RE2 semantics, linear time). */
+export interface LabelRegex {
+  /** True when the whole value matches. */
+  test(value: string): boolean;
+  /** The pattern as written in the selector. */
+  readonly source: string;
+}
 
 /** One label matcher; `__name__` matches the metric name. */
 export interface Matcher {
@@ -13,7 +22,7 @@ export interface Matcher {
   op: MatchOp;
   value: string;
   /** The anchored regex for `=~` and `!~`. */
-  re?: RegExp;
+  re?: LabelRegex;
 }
 
 /** A parsed selector. */
@@ -34,13 +43,22 @@ const NAME_RE = /[a-zA-Z_:][a-zA-Z0-9_:]*/y;
 const LABEL_RE = /[a-zA-Z_][a-zA-Z0-9_]*/y;
 const BLANKS_RE = /\s*/y;
 
-/** Compiles a PromQL regex anchored at both ends, as Prometheus does. */
-export function anchoredRegex(source: string): RegExp {
+/**
+ * Compiles a label regex as Prometheus does (`labels.NewFastRegexMatcher`: `^(?s:` + re + `)$` since
+ * Prometheus 3.0): RE2 syntax and semantics, fully anchored, `.` matching a newline too. RE2 matches in
+ * time linear in the value, so a pattern such as `(a+)+$` cannot stall a tick the way a backtracking
+ * JavaScript `RegExp` can; Perl-only syntax (backreferences, lookaround) is refused as Prometheus
+ * refuses it.
+ */
+export function anchoredRegex(source: string): LabelRegex {
+  let re: RE2JS;
   try {
-    return new RegExp(`^(?:${source})$`);
+    re = RE2JS.compile(`^(?s:${source})$`);
   } catch (error) {
-    throw new SelectorError(`invalid regular expression "${source}": ${(error as Error).message}`);
+    const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
+    throw new SelectorError(`invalid regular expression "${source}" (RE2 syntax, as Prometheus): ${detail}`);
   }
+  return { source, test: (value) => re.matches(value) };
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
@@ -160,9 +178,9 @@ function matchesValue(m: Matcher, value: string): boolean {
     case '!=':
       return value !== m.value;
     case '=~':
-      return (m.re as RegExp).test(value);
+      return (m.re as LabelRegex).test(value);
     case '!~':
-      return !(m.re as RegExp).test(value);
+      return !(m.re as LabelRegex).test(value);
   }
 }
 

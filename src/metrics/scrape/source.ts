@@ -2,7 +2,14 @@
  * The scrape source: reads `/metrics` endpoints directly, without a Prometheus server, and turns the
  * difference between two consecutive scrapes into an SLI (counter increase, ratio, rate, quantile) or
  * reads a gauge as is. Each URL is fetched once per tick however many queries use it.
+ *
+ * Deadlines: a scrape — connecting, the headers, the whole body, parsing — ends within `timeoutMs`
+ * (default `DEADLINES.scrapeRequest`) cut to the tick's window, and as soon as the caller's signal
+ * aborts. A scrape that misses its deadline gives `error` readings that say it timed out; `read` never
+ * rejects.
  */
+import { DEADLINES, isDeadlineError, tickDeadline, withDeadline } from '../../net/deadline.js';
+import { expandEnv } from '../../plan/env.js';
 import type { ScrapeSource as ScrapeSpec } from '../../plan/schema.js';
 import type { MetricSource, Query, Reading } from '../source.js';
 import {
@@ -23,7 +30,7 @@ import { SelectorError, parseSelector, selectorMatches, withMetric, type Selecto
 export const MAX_EXPOSITION_BYTES = 32 * 1024 * 1024;
 
 /** Per-request timeout when none is given; the tick's own deadline shortens it further. */
-export const DEFAULT_SCRAPE_TIMEOUT_MS = 5_000;
+export const DEFAULT_SCRAPE_TIMEOUT_MS: number = DEADLINES.scrapeRequest;
 
 /** The Accept header Prometheus itself sends, so endpoints pick OpenMetrics when they can. */
 const ACCEPT =
@@ -31,8 +38,11 @@ const ACCEPT =
 
 /** Options of the scrape source. */
 export interface ScrapeOptions {
-  /** Expands `${VAR}` in URLs; defaults to `process.env`. */
-  env?: Record<string, string | undefined> | undefined;
+  /**
+   * The variables `${NAME}` in a URL may expand: the plan's declared `env:` values (plan/env.ts), never
+   * the whole environment. Default: none.
+   */
+  env?: Record<string, string> | undefined;
   /** Per-request timeout (ms), capped by the tick's window. */
   timeoutMs?: number | undefined;
   /** Extra request headers (e.g. a bearer token for a protected endpoint). */
@@ -51,14 +61,7 @@ export interface Snapshot {
 
 type Scraped = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 
-/** Replaces `${VAR}` with the variable's value; names the variable when it is not set. */
-export function expandEnv(text: string, env: Record<string, string | undefined>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
-    const value = env[name];
-    if (value === undefined) throw new Error(`environment variable ${name} (used in '${text}') is not set`);
-    return value;
-  });
-}
+export { expandEnv } from '../../plan/env.js';
 
 /** A stable key for a series: its name and sorted labels. */
 function seriesKey(name: string, labels: Labels, omit?: string): string {
@@ -237,14 +240,14 @@ function errorMessage(error: unknown): string {
 /** Reads `/metrics` endpoints and measures SLIs from consecutive scrapes. */
 export class ScrapeMetricSource implements MetricSource {
   readonly kind = 'scrape' as const;
-  private readonly env: Record<string, string | undefined>;
+  private readonly env: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly headers: Record<string, string>;
   private readonly previous = new Map<string, Snapshot>();
   private readonly plans = new Map<string, Plan | SelectorError>();
 
   constructor(options: ScrapeOptions = {}) {
-    this.env = options.env ?? process.env;
+    this.env = options.env ?? {};
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SCRAPE_TIMEOUT_MS;
     this.headers = options.headers ?? {};
   }
@@ -265,7 +268,7 @@ export class ScrapeMetricSource implements MetricSource {
         }
       }
     }
-    const timeout = Math.max(1, Math.min(this.timeoutMs, windowMs));
+    const timeout = tickDeadline(windowMs, this.timeoutMs);
     const scraped = new Map<string, Scraped>();
     await Promise.all(
       [...new Set([...urls.values()].filter((u): u is string => typeof u === 'string'))].map(async (url) => {
@@ -316,11 +319,27 @@ export class ScrapeMetricSource implements MetricSource {
     return plan;
   }
 
+  /** One scrape of `url`, settled within `timeoutMs` or when `signal` aborts; never rejects. */
   private async scrape(url: string, at: number, timeoutMs: number, signal?: AbortSignal): Promise<Scraped> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    if (signal?.aborted) return { ok: false, error: `${url}: cancelled before it answered` };
     try {
-      const response = await fetch(url, { headers: { accept: ACCEPT, ...this.headers }, signal: combined });
+      return await withDeadline((inner) => this.fetchSnapshot(url, at, inner), timeoutMs, url, signal);
+    } catch (error) {
+      if (isDeadlineError(error))
+        return { ok: false, error: `${url}: timed out: no answer within ${timeoutMs} ms` };
+      if (signal?.aborted) return { ok: false, error: `${url}: cancelled before it answered` };
+      const cause = (error as { cause?: unknown }).cause;
+      return {
+        ok: false,
+        error: `${url}: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ''}`,
+      };
+    }
+  }
+
+  /** Fetches and parses one exposition; `signal` aborts the request and the body (the deadline). */
+  private async fetchSnapshot(url: string, at: number, signal: AbortSignal): Promise<Scraped> {
+    try {
+      const response = await fetch(url, { headers: { accept: ACCEPT, ...this.headers }, signal });
       if (!response.ok) {
         const body = (await response.text()).slice(0, 200);
         return { ok: false, error: `${url}: HTTP ${response.status} ${response.statusText}: ${body}`.trim() };
@@ -340,13 +359,7 @@ export class ScrapeMetricSource implements MetricSource {
       return { ok: true, snapshot: snapshotOf(parsed, at) };
     } catch (error) {
       if (error instanceof ExpositionError) return { ok: false, error: error.message };
-      if (timeout.aborted) return { ok: false, error: `${url}: no answer within ${timeoutMs} ms` };
-      if (signal?.aborted) return { ok: false, error: `${url}: cancelled` };
-      const cause = (error as { cause?: unknown }).cause;
-      return {
-        ok: false,
-        error: `${url}: ${errorMessage(error)}${cause ? ` (${errorMessage(cause)})` : ''}`,
-      };
+      throw error;
     }
   }
 }

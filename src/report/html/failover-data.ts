@@ -55,9 +55,11 @@ export function failoverReplayData(
         id: 'served',
         title: 'Requests per second',
         unit: 'rps',
+        // The series overlap (everything served comes from the secondary once it took over): the first is
+        // drawn wide and pale, the second dashed on top, so both stay visible where they coincide.
         series: [
-          { name: 'served', cls: 's0', points: served },
-          { name: 'served by secondary', cls: 's1', points: secondary },
+          { name: 'served', cls: 's0 wide', points: served },
+          { name: 'served by secondary', cls: 's1 dashed', points: secondary },
           { name: 'failed', cls: 's3', points: failed },
         ],
         bounds,

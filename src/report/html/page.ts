@@ -61,13 +61,22 @@ main { display:grid; grid-template-columns: minmax(0,2fr) minmax(260px,1fr); gap
 .panel figcaption { font-weight:600; margin-bottom:4px; }
 .panel svg { width:100%; height:auto; display:block; }
 .axis { stroke:#9aa3b2; stroke-width:1; }
-.tick, .bound-label, .band-label { font-size:10px; fill:var(--muted); }
+.tick, .bound-label, .band-label, .marker-label { font-size:10px; fill:var(--muted); }
+.grid { stroke:#eef1f6; stroke-width:1; }
+.marker { stroke:#7a8699; stroke-width:1; stroke-dasharray:3 3; }
+.marker.marker-first-breach, .marker.marker-stop-requested { stroke:var(--bad); }
+.marker.marker-recovered { stroke:var(--ok); }
+.marker-label.marker-first-breach, .marker-label.marker-stop-requested { fill:var(--bad); }
+.marker-label.marker-recovered { fill:var(--ok); }
 .band { fill:#fff1e6; }
 .bound { stroke-width:1.2; stroke-dasharray:5 4; }
 .bound.bound-h, .bound.ref { stroke:var(--ok); } .bound.bound-s { stroke:#7a8699; }
 .bound.abort, .bound.limit { stroke:var(--bad); }
 .line { fill:none; stroke-width:2; } .line.s0 { stroke:var(--s0); } .line.s1 { stroke:var(--s1); }
 .line.s2 { stroke:var(--s2); } .line.s3 { stroke:var(--s3); }
+.line.wide { stroke-width:6; stroke-opacity:.4; } .line.dashed { stroke-dasharray:7 4; }
+.key.dashed::before { background:repeating-linear-gradient(90deg, currentColor 0 5px, transparent 5px 8px); }
+.key.wide::before { height:6px; opacity:.5; }
 .mark.breach { fill:var(--bad); } .mark.no-data, .mark.error { fill:#7a8699; }
 .cursor { stroke:#111; stroke-width:1; stroke-dasharray:2 2; }
 .legend { display:flex; gap:12px; color:var(--muted); font-size:12px; }
@@ -76,7 +85,7 @@ main { display:grid; grid-template-columns: minmax(0,2fr) minmax(260px,1fr); gap
 .readout { display:flex; justify-content:space-between; gap:8px; padding:3px 0; border-bottom:1px dashed var(--line); }
 .readout .value { font-variant-numeric:tabular-nums; font-weight:600; }
 .readout .value[data-status="breach"] { color:var(--bad); }
-#event-list { list-style:none; margin:10px 0 0; padding:0; max-height:420px; overflow:auto; }
+#event-list { list-style:none; margin:10px 0 0; padding:0; max-height:420px; overflow:auto; position:relative; }
 #event-list li { display:grid; grid-template-columns:62px 1fr; column-gap:6px; padding:4px 6px; border-radius:6px; color:#98a1b1; cursor:pointer; }
 #event-list li .type { font-weight:600; } #event-list li .message { grid-column:2; }
 #event-list li[data-state="past"] { color:var(--fg); }

@@ -20,11 +20,17 @@ export interface ReplayController {
 export function replayPlayer(initial: ReplayData): ReplayController {
   const SVG = 'http://www.w3.org/2000/svg';
   const WIDTH = 640;
-  const HEIGHT = 170;
+  const HEIGHT = 190;
   const LEFT = 58;
   const RIGHT = 14;
-  const TOP = 14;
   const BOTTOM = 22;
+  /** Height of one row of marker labels above the plot, and the gap between two labels in a row (px). */
+  const ROW = 11;
+  const LABEL_GAP = 6;
+  /** Vertical room a bound label needs: labels closer than this are moved apart. */
+  const LABEL_HEIGHT = 11;
+  /** Nice steps of the time axis (s); below a second, powers of ten times 1, 2 or 5. */
+  const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
   const byId = (id: string): HTMLElement => {
     const el = document.getElementById(id);
     if (!el) throw new Error(`replay page is missing #${id}`);
@@ -49,6 +55,34 @@ export function replayPlayer(initial: ReplayData): ReplayController {
   let dynamic: { path: SVGPathElement; marks: SVGGElement; points: ReplayPoint[] }[] = [];
   let cursors: SVGLineElement[] = [];
   let xOf = (t: number): number => t;
+  let shownEvent = -1;
+
+  /** 1, 2 or 5 × 10^k: the smallest such step that cuts `span` into at most `count` parts. */
+  const niceStep = (span: number, count: number): number => {
+    const raw = span / Math.max(1, count);
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    const f = raw / power;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+  };
+  /** Multiples of `step` from `lo` to `hi`, without floating-point noise. */
+  const ticksOf = (lo: number, hi: number, step: number): number[] => {
+    const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    const out: number[] = [];
+    for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++)
+      out.push(Number((k * step).toFixed(decimals)));
+    return out;
+  };
+  /**
+   * Spreads labels (sorted by wanted position) so that neighbours are at least `gap` apart, inside
+   * [min, max]: pushed down from the top, then pulled back up from the bottom.
+   */
+  const spread = (wanted: number[], gap: number, min: number, max: number): number[] => {
+    const out = wanted.map((w) => Math.min(max, Math.max(min, w)));
+    for (let i = 1; i < out.length; i++) out[i] = Math.max(out[i]!, out[i - 1]! + gap);
+    if (out.length) out[out.length - 1] = Math.min(out[out.length - 1]!, max);
+    for (let i = out.length - 2; i >= 0; i--) out[i] = Math.min(out[i]!, out[i + 1]! - gap);
+    return out;
+  };
 
   const fmt = (value: number | null | undefined, decimals: number, unit: string): string =>
     value === null || value === undefined ? '—' : `${value.toFixed(decimals)}${unit ? ` ${unit}` : ''}`;
@@ -98,7 +132,58 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     charts.replaceChildren();
     dynamic = [];
     cursors = [];
+    // Time ticks at nice values (…, -10, -5, 0, 5, …), the same on every panel.
+    const timeStep =
+      span > 5 ? (TIME_STEPS.find((st) => span / st <= 8) ?? niceStep(span, 8)) : niceStep(span, 6);
+    const timeTicks = ticksOf(data.start, data.end, timeStep);
     for (const panel of data.panels) {
+      const figure = document.createElement('figure');
+      figure.className = 'panel';
+      figure.id = `panel-${panel.id}`;
+      figure.setAttribute('data-testid', `panel-${panel.id}`);
+      const caption = document.createElement('figcaption');
+      caption.textContent = panel.unit ? `${panel.title} (${panel.unit})` : panel.title;
+      const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': panel.title });
+      const legend = document.createElement('div');
+      legend.className = 'legend';
+      figure.append(caption, root, legend);
+      // In the document before anything is laid out: label widths are measured, not guessed.
+      charts.append(figure);
+
+      // Labels above the plot: the markers and the band names, each in the first row where it fits.
+      const topLabels: { x: number; text: string; cls: string; id?: string }[] = [];
+      for (const band of panel.bands) {
+        if (band.to < data.start || band.from > data.end) continue;
+        topLabels.push({ x: xOf(Math.max(band.from, data.start)), text: band.label, cls: 'band-label' });
+      }
+      for (const m of data.markers ?? []) {
+        if (m.t < data.start - 1e-9 || m.t > data.end + 1e-9) continue;
+        topLabels.push({ x: xOf(m.t), text: m.label, cls: `marker-label marker-${m.id}`, id: m.id });
+      }
+      topLabels.sort((a, b) => a.x - b.x);
+      const rowEnds: number[] = [];
+      const placed = topLabels.map((l) => {
+        const text = svg('text', { class: l.cls, x: l.x, y: 0, 'text-anchor': 'start' });
+        text.textContent = l.text;
+        if (l.id) text.setAttribute('data-testid', `marker-label-${l.id}`);
+        root.append(text);
+        const width = text.getComputedTextLength();
+        // Keep the label inside the chart: a label near the right edge ends at its marker instead.
+        const x = l.x + width > WIDTH - 2 ? Math.max(2, l.x - width) : l.x;
+        let row = rowEnds.findIndex((end) => end + LABEL_GAP <= x);
+        if (row < 0) row = rowEnds.push(-Infinity) - 1;
+        rowEnds[row] = x + width;
+        text.setAttribute('x', String(x));
+        return { text, row };
+      });
+      // Rows as tall as the labels really are; each label's box starts at the top of its row.
+      const rowHeight = Math.max(ROW, ...placed.map((p) => p.text.getBBox().height + 1));
+      for (const p of placed) {
+        const box = p.text.getBBox();
+        p.text.setAttribute('y', String(2 + p.row * rowHeight - box.y));
+      }
+      const top = 4 + Math.max(1, rowEnds.length) * rowHeight;
+
       const values: number[] = [];
       for (const s of panel.series) for (const p of s.points) if (p[1] !== null) values.push(p[1]);
       for (const b of panel.bounds) values.push(b.value);
@@ -112,47 +197,54 @@ export function replayPlayer(initial: ReplayData): ReplayController {
       const pad = (hi - lo) * 0.08;
       lo -= pad;
       hi += pad;
-      const yOf = (v: number): number => TOP + (1 - (v - lo) / (hi - lo)) * (HEIGHT - TOP - BOTTOM);
+      const yOf = (v: number): number => top + (1 - (v - lo) / (hi - lo)) * (HEIGHT - top - BOTTOM);
 
-      const figure = document.createElement('figure');
-      figure.className = 'panel';
-      figure.id = `panel-${panel.id}`;
-      figure.setAttribute('data-testid', `panel-${panel.id}`);
-      const caption = document.createElement('figcaption');
-      caption.textContent = panel.unit ? `${panel.title} (${panel.unit})` : panel.title;
-      const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': panel.title });
       for (const band of panel.bands) {
         const x0 = xOf(Math.max(band.from, data.start));
         const x1 = xOf(Math.min(band.to, data.end));
-        root.append(
+        root.prepend(
           svg('rect', {
             class: 'band',
             x: x0,
-            y: TOP,
+            y: top,
             width: Math.max(0, x1 - x0),
-            height: HEIGHT - TOP - BOTTOM,
+            height: HEIGHT - top - BOTTOM,
           }),
         );
-        const label = svg('text', { class: 'band-label', x: x0 + 3, y: TOP + 10 });
-        label.textContent = band.label;
-        root.append(label);
       }
-      root.append(svg('line', { class: 'axis', x1: LEFT, x2: LEFT, y1: TOP, y2: HEIGHT - BOTTOM }));
+      // Value ticks at nice values with faint grid lines.
+      const valueStep = niceStep(hi - lo, 4);
+      for (const v of ticksOf(lo, hi, valueStep)) {
+        root.append(svg('line', { class: 'grid', x1: LEFT, x2: WIDTH - RIGHT, y1: yOf(v), y2: yOf(v) }));
+        const tick = svg('text', {
+          class: 'tick tick-y',
+          x: LEFT - 4,
+          y: yOf(v) + 3,
+          'text-anchor': 'end',
+          'data-value': v,
+        });
+        tick.textContent = String(v);
+        root.append(tick);
+      }
+      root.append(svg('line', { class: 'axis', x1: LEFT, x2: LEFT, y1: top, y2: HEIGHT - BOTTOM }));
       root.append(
         svg('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: HEIGHT - BOTTOM, y2: HEIGHT - BOTTOM }),
       );
-      for (const v of [lo + pad, hi - pad]) {
-        const tick = svg('text', { class: 'tick', x: LEFT - 4, y: yOf(v) + 3, 'text-anchor': 'end' });
-        tick.textContent = Number(v.toPrecision(4)).toString();
+      for (const t of timeTicks) {
+        const tick = svg('text', {
+          class: 'tick tick-x',
+          x: xOf(t),
+          y: HEIGHT - 6,
+          'text-anchor': 'middle',
+          'data-value': t,
+        });
+        tick.textContent = `${t} s`;
         root.append(tick);
       }
-      for (let i = 0; i <= 4; i++) {
-        const t = data.start + (span * i) / 4;
-        const tick = svg('text', { class: 'tick', x: xOf(t), y: HEIGHT - 6, 'text-anchor': 'middle' });
-        tick.textContent = `${Number(t.toFixed(1))} s`;
-        root.append(tick);
-      }
-      for (const b of panel.bounds) {
+      // Bound lines at their values; their labels spread apart (by their measured height) so that none
+      // covers another.
+      const bounds = [...panel.bounds].sort((a, b) => yOf(a.value) - yOf(b.value));
+      const labels = bounds.map((b) => {
         root.append(
           svg('line', {
             class: `bound ${b.cls}`,
@@ -170,6 +262,28 @@ export function replayPlayer(initial: ReplayData): ReplayController {
         });
         label.textContent = b.label;
         root.append(label);
+        return label;
+      });
+      const gap = Math.max(LABEL_HEIGHT, ...labels.map((l) => l.getBBox().height + 1));
+      const labelY = spread(
+        bounds.map((b) => yOf(b.value) - 3),
+        gap,
+        top + gap - 2,
+        HEIGHT - BOTTOM - 3,
+      );
+      labels.forEach((label, i) => label.setAttribute('y', String(labelY[i])));
+      for (const m of data.markers ?? []) {
+        if (m.t < data.start - 1e-9 || m.t > data.end + 1e-9) continue;
+        root.append(
+          svg('line', {
+            class: `marker marker-${m.id}`,
+            'data-testid': `marker-${m.id}`,
+            x1: xOf(m.t),
+            x2: xOf(m.t),
+            y1: top,
+            y2: HEIGHT - BOTTOM,
+          }),
+        );
       }
       for (const s of panel.series) {
         const path = svg('path', { class: `line ${s.cls}`, 'data-series': s.name });
@@ -181,19 +295,15 @@ export function replayPlayer(initial: ReplayData): ReplayController {
         );
         dynamic.push({ path, marks, points: projected });
       }
-      const cursor = svg('line', { class: 'cursor', y1: TOP, y2: HEIGHT - BOTTOM, x1: LEFT, x2: LEFT });
+      const cursor = svg('line', { class: 'cursor', y1: top, y2: HEIGHT - BOTTOM, x1: LEFT, x2: LEFT });
       root.append(cursor);
       cursors.push(cursor);
-      const legend = document.createElement('div');
-      legend.className = 'legend';
       for (const s of panel.series) {
         const key = document.createElement('span');
         key.className = `key ${s.cls}`;
         key.textContent = s.name;
         legend.append(key);
       }
-      figure.append(caption, root, legend);
-      charts.append(figure);
     }
 
     readouts.replaceChildren();
@@ -212,6 +322,7 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     }
 
     eventList.replaceChildren();
+    shownEvent = -2;
     data.events.forEach((e, i) => {
       const li = document.createElement('li');
       li.setAttribute('data-testid', 'event');
@@ -278,11 +389,22 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     data.events.forEach((e, i) => {
       if (e.t <= time + 1e-9) current = i;
     });
-    eventList.querySelectorAll('li').forEach((li, i) => {
+    const items = eventList.querySelectorAll('li');
+    items.forEach((li, i) => {
       li.dataset['state'] = i === current ? 'current' : i < current ? 'past' : 'future';
       if (i === current) li.setAttribute('aria-current', 'true');
       else li.removeAttribute('aria-current');
     });
+    // The list follows playback: the current event is kept in the middle of the list's own viewport
+    // (the list scrolls, the page does not).
+    if (current !== shownEvent) {
+      shownEvent = current;
+      const li = items[Math.max(0, current)];
+      if (li) {
+        const target = li.offsetTop - (eventList.clientHeight - li.offsetHeight) / 2;
+        eventList.scrollTop = Math.max(0, target);
+      }
+    }
     const finished = time >= data.end - 1e-9;
     const state = playing ? 'playing' : finished ? 'finished' : time > data.start ? 'paused' : 'ready';
     status.dataset['state'] = state;

@@ -1,4 +1,5 @@
-/** A run journal as replay data: each SLI against its bounds over time, from injection. */
+/** A run journal as replay data: each SLI against its bounds over time, on the journal's one clock. */
+import { secondsFrom, timeOrigin } from '../../journal/format.js';
 import type { Journal } from '../../journal/types.js';
 import type { ReplayData, ReplayPanel, ReplayPoint, ReplayReadout } from './types.js';
 
@@ -18,11 +19,10 @@ function secondsLabel(s: number): string {
   return `${s >= 0 ? '+' : ''}${Number(s.toFixed(1))} s`;
 }
 
-/** Builds the replay of a run. Times are seconds from injection (from the start when nothing was injected). */
+/** Builds the replay of a run. Times are seconds on the clock every report shares (`timeOrigin`). */
 export function journalReplayData(journal: Journal): ReplayData {
-  const injectEvent = journal.events.find((e) => e.type === 'inject');
-  const origin = journal.timings.injectedAt ?? injectEvent?.at ?? journal.startedAt;
-  const sec = (at: number): number => (at - origin) / 1000;
+  const origin = timeOrigin(journal);
+  const sec = (at: number): number => secondsFrom(origin, at);
 
   const names = journal.slis.map((s) => s.name);
   for (const m of journal.measurements)
@@ -90,6 +90,15 @@ export function journalReplayData(journal: Journal): ReplayData {
   }
 
   const t = journal.timings;
+  // The moments every chart marks, on the same clock as the points (first breach, stop, recovery…).
+  const marked: [string, string, number | undefined][] = [
+    ['injected', 'injection', t.injectedAt],
+    ['first-breach', 'first breach', t.firstBreachAt],
+    ['stop-requested', 'stop requested', t.stopRequestedAt],
+    ['stopped', 'stopped', t.stoppedAt],
+    ['recovered', 'recovered', t.recoveredAt],
+  ];
+  const markers = marked.flatMap(([id, label, at]) => (at === undefined ? [] : [{ id, label, t: sec(at) }]));
   const rel = (at: number | undefined): string => (at === undefined ? '—' : secondsLabel(sec(at)));
   const breaches = journal.measurements.filter((m) =>
     Object.values(m.slis).some((v) => v.status === 'breach'),
@@ -144,8 +153,9 @@ export function journalReplayData(journal: Journal): ReplayData {
 
   return {
     kind: 'run',
+    markers,
     title: `${journal.title} — ${journal.planId}`,
-    subtitle: `${journal.service} · ${journal.environment} · run ${journal.runId} · started ${new Date(journal.startedAt).toISOString()}${journal.complete ? '' : ' · INCOMPLETE journal (crash prefix)'}`,
+    subtitle: `${journal.service} · ${journal.environment} · run ${journal.runId} · started ${new Date(journal.startedAt).toISOString()} · times in seconds from ${origin.label}${journal.complete ? '' : ' · INCOMPLETE journal (crash prefix)'}`,
     start,
     end,
     events: journal.events

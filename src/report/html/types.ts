@@ -1,7 +1,7 @@
 /**
  * The data a replay page plays: the same shape for a run journal and for the failover model, so one
- * player drives both. Times are seconds on the replay's own axis (from injection for runs, from the
- * start of the inspection window for the model).
+ * player drives both. Times are seconds on the replay's own axis (for runs the clock every report shares,
+ * `timeOrigin` in journal/format: from injection; for the model, from the start of the inspection window).
  */
 
 /** A point `[t, value, status?]`; a null value is a gap (no data). */
@@ -40,8 +40,18 @@ export interface ReplayEvent {
   message: string;
 }
 
+/** A moment marked on every chart with a vertical line and a label: injection, first breach, stop… */
+export interface ReplayMarker {
+  /** Stable id (`injected`, `first-breach`, `stop-requested`, `stopped`, `recovered`). */
+  id: string;
+  t: number;
+  label: string;
+}
+
 export interface ReplayData {
   kind: 'run' | 'failover';
+  /** Moments marked on every chart (runs: the timings of the journal). */
+  markers?: ReplayMarker[];
   title: string;
   subtitle: string;
   start: number;

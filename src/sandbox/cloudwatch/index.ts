@@ -38,7 +38,9 @@ import {
   encodeXmlResponse,
   INPUT_SCHEMAS,
   SERVICE_TARGET,
+  XmlMap,
 } from './wire.js';
+import { alignStart, isValidQueryPeriod } from './query.js';
 
 export { decideAlarmState, parseSlots, TREAT_MISSING_DATA_MODES } from './evaluate.js';
 export type { AlarmStateValue, TreatMissingData, Slot, Decision } from './evaluate.js';
@@ -65,6 +67,11 @@ export const DEFAULT_MAX_DATAPOINTS = 100_800;
 /** DescribeAlarms / DescribeAlarmHistory page size defaults and limits (M-CW `MaxRecords`, 1–100). */
 export const DEFAULT_DESCRIBE_ALARMS_RECORDS = 50;
 export const DEFAULT_HISTORY_RECORDS = 100;
+/** GetMetricStatistics returns at most 1,440 datapoints per call (M-CW GetMetricStatistics doc; GR-CW). */
+export const MAX_STATISTICS_DATAPOINTS = 1440;
+/** GetMetricStatistics: 1–5 Statistics, 1–10 ExtendedStatistics (M-CW length traits). */
+export const MAX_STATISTICS = 5;
+export const MAX_EXTENDED_STATISTICS = 10;
 /** ListMetrics returns up to 500 metrics per call (M-CW ListMetrics doc). */
 export const LIST_METRICS_PAGE = 500;
 /** DeleteAlarms / DescribeAlarms AlarmNames: at most 100 (M-CW `AlarmNames` length trait). */
@@ -391,6 +398,8 @@ export class CloudWatchStandIn {
         return this.putMetricData(input);
       case 'GetMetricData':
         return this.getMetricData(input);
+      case 'GetMetricStatistics':
+        return this.getMetricStatistics(input);
       case 'PutMetricAlarm':
         return this.putMetricAlarm(input);
       case 'DescribeAlarms':
@@ -577,6 +586,97 @@ export class CloudWatchStandIn {
       ...(served < total ? { NextToken: encodeToken(served, key) } : {}),
       Messages: [],
     };
+  }
+
+  /**
+   * GetMetricStatistics (M-CW): one metric, the named statistics per period. Exactly one of Statistics and
+   * ExtendedStatistics; at most 1,440 datapoints; StartTime rounded as for GetMetricData (SEMANTICS §5.2);
+   * periods without data are absent; a Unit filters the data without converting it.
+   */
+  private getMetricStatistics(input: Input): Output {
+    const now = this.now();
+    const ns = str(input.Namespace);
+    const name = str(input.MetricName);
+    if (ns === undefined) throw missingParameter('The parameter Namespace is required.');
+    if (name === undefined) throw missingParameter('The parameter MetricName is required.');
+    const start = input.StartTime as number | undefined;
+    const end = input.EndTime as number | undefined;
+    const period = input.Period as number | undefined;
+    if (start === undefined) throw missingParameter('The parameter StartTime is required.');
+    if (end === undefined) throw missingParameter('The parameter EndTime is required.');
+    if (period === undefined) throw missingParameter('The parameter Period is required.');
+    if (!isValidQueryPeriod(period))
+      throw invalidParameterValue(
+        `The parameter Period must be 1, 5, 10, 30 or a multiple of 60; ${period} is not valid.`,
+      );
+    if (start >= end)
+      throw invalidParameterValue('The parameter StartTime must be less than the parameter EndTime.');
+    const stats = (input.Statistics as string[] | undefined) ?? [];
+    const extended = (input.ExtendedStatistics as string[] | undefined) ?? [];
+    if (stats.length === 0 && extended.length === 0)
+      throw missingParameter(
+        'The request must contain either the parameter Statistics or ExtendedStatistics.',
+      );
+    if (stats.length > 0 && extended.length > 0)
+      throw invalidParameterCombination(
+        'The parameters Statistics and ExtendedStatistics are mutually exclusive.',
+      );
+    if (stats.length > MAX_STATISTICS)
+      throw invalidParameterValue(
+        `The collection Statistics must not have more than ${MAX_STATISTICS} members.`,
+      );
+    if (extended.length > MAX_EXTENDED_STATISTICS)
+      throw invalidParameterValue(
+        `The collection ExtendedStatistics must not have more than ${MAX_EXTENDED_STATISTICS} members.`,
+      );
+    for (const st of stats)
+      if (!STATISTICS.has(st))
+        throw invalidParameterValue(
+          `The value ${st} for parameter Statistics is not one of ${[...STATISTICS].join(', ')}.`,
+        );
+    for (const st of extended)
+      if (parseStat(st)?.kind !== 'percentile')
+        throw invalidParameterValue(
+          `The value ${st} for parameter ExtendedStatistics is not a percentile such as p99.`,
+        );
+    const unit = str(input.Unit);
+    if (unit !== undefined && !STANDARD_UNITS.has(unit))
+      throw invalidParameterValue(`The value ${unit} for parameter Unit is not a StandardUnit.`);
+    const dims = (input.Dimensions as Dimension[] | undefined) ?? [];
+    checkDimensions(dims, 'GetMetricStatistics');
+    const from = alignStart(start, period, now);
+    const requested = Math.ceil((end - from) / (period * 1000));
+    if (requested > MAX_STATISTICS_DATAPOINTS)
+      throw invalidParameterCombination(
+        `You have requested up to ${requested} datapoints, which exceeds the limit of ${MAX_STATISTICS_DATAPOINTS.toLocaleString('en-US')}. You may reduce the datapoints requested by increasing Period, or decreasing the time range.`,
+      );
+    const series = this.store.get(ns, name, dims);
+    const points = new Map<number, Record<string, unknown>>();
+    const extendedValues = new Map<number, Record<string, number>>();
+    if (series) {
+      for (const st of stats)
+        for (const dp of this.store.aggregate(series, from, end, period * 1000, parseStat(st)!, unit)) {
+          const p = points.get(dp.t) ?? { Timestamp: new Date(dp.t) };
+          p[st] = dp.value;
+          points.set(dp.t, p);
+        }
+      for (const st of extended)
+        for (const dp of this.store.aggregate(series, from, end, period * 1000, parseStat(st)!, unit)) {
+          if (!points.has(dp.t)) points.set(dp.t, { Timestamp: new Date(dp.t) });
+          extendedValues.set(dp.t, { ...extendedValues.get(dp.t), [st]: dp.value });
+        }
+    }
+    const units = new Set(
+      (series?.obs ?? []).filter((o) => unit === undefined || o.unit === unit).map((o) => o.unit),
+    );
+    const datapoints = [...points]
+      .sort((a, b) => a[0] - b[0])
+      .map(([t, p]) => ({
+        ...p,
+        Unit: unit ?? (units.size === 1 ? [...units][0] : 'None'),
+        ...(extendedValues.has(t) ? { ExtendedStatistics: new XmlMap(extendedValues.get(t)!) } : {}),
+      }));
+    return { Label: name, Datapoints: datapoints };
   }
 
   private putMetricAlarm(input: Input): Output {

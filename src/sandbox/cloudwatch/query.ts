@@ -14,6 +14,14 @@ import {
   type TimeSeries,
 } from './math.js';
 import { parseStat, type Dimension, type MetricStore } from './store.js';
+import {
+  INSIGHTS_WINDOW_MS,
+  InsightsError,
+  isInsightsQuery,
+  parseInsights,
+  runInsights,
+  type InsightsQuery,
+} from './insights.js';
 
 /** A metric data query as decoded from the wire. */
 export interface MetricDataQueryInput {
@@ -115,8 +123,23 @@ export function runQueries(
   });
 
   const parsed = new Map<string, ReturnType<typeof parseExpression>>();
+  const insights = new Map<string, InsightsQuery>();
   for (const q of queries) {
     if (q.Expression === undefined) continue;
+    if (isInsightsQuery(q.Expression)) {
+      try {
+        insights.set(q.Id, parseInsights(q.Expression));
+      } catch (e) {
+        if (e instanceof InsightsError)
+          throw validationError(`Error in Metrics Insights query ${q.Id}: ${e.message}`);
+        throw e;
+      }
+      if (q.Period === undefined)
+        throw validationError(
+          `The Metrics Insights query ${q.Id} needs a Period (1, 5, 10, 30 or a multiple of 60).`,
+        );
+      continue;
+    }
     try {
       const node = parseExpression(q.Expression);
       for (const ref of referencedIds(node)) {
@@ -132,6 +155,7 @@ export function runQueries(
   const periodOf = (q: MetricDataQueryInput, seen: Set<string> = new Set()): number => {
     if (q.MetricStat) return q.MetricStat.Period;
     if (q.Period !== undefined) return q.Period;
+    if (insights.has(q.Id)) return DEFAULT_EXPRESSION_PERIOD_S;
     if (seen.has(q.Id)) return DEFAULT_EXPRESSION_PERIOD_S;
     seen.add(q.Id);
     const refs = referencedIds(parsed.get(q.Id) as NonNullable<ReturnType<typeof parsed.get>>);
@@ -146,6 +170,8 @@ export function runQueries(
     if (cached) return cached;
     const q = byId.get(id);
     if (!q) throw new MathError(`${id} is not the Id of a query in this request`);
+    if (insights.has(id))
+      throw new MathError(`${id} is a Metrics Insights query, which metric math cannot use`);
     if (visiting.has(id)) throw new MathError(`circular reference through ${id}`);
     visiting.add(id);
     const periodS = periodOf(q);
@@ -184,7 +210,21 @@ export function runQueries(
     return value;
   };
 
-  return queries.map((q) => {
+  return queries.flatMap((q): QueryResult[] => {
+    const insight = insights.get(q.Id);
+    if (insight) {
+      const periodS = q.Period ?? DEFAULT_EXPRESSION_PERIOD_S;
+      // Metrics Insights reads the most recent three hours only (SEMANTICS §5.2).
+      const from = Math.max(start, (opts.now ?? end) - INSIGHTS_WINDOW_MS);
+      const s = opts.now === undefined ? from : alignStart(from, periodS, opts.now);
+      return runInsights(store, insight, s, end, periodS * 1000).map((series) => ({
+        id: q.Id,
+        label: q.Label ?? series.label,
+        returnData: q.ReturnData ?? true,
+        periodS,
+        points: series.points,
+      }));
+    }
     let v: MathValue;
     try {
       v = valueOf(q.Id);
@@ -194,12 +234,14 @@ export function runQueries(
     }
     const points = v.kind === 'series' ? v.points : new Map<number, number>();
     const sorted = new Map([...points].sort((a, b) => a[0] - b[0]));
-    return {
-      id: q.Id,
-      label: q.Label ?? q.MetricStat?.Metric.MetricName ?? q.Id,
-      returnData: q.ReturnData ?? true,
-      periodS: periodOf(q),
-      points: sorted,
-    };
+    return [
+      {
+        id: q.Id,
+        label: q.Label ?? q.MetricStat?.Metric.MetricName ?? q.Id,
+        returnData: q.ReturnData ?? true,
+        periodS: periodOf(q),
+        points: sorted,
+      },
+    ];
   });
 }

@@ -104,6 +104,17 @@ export const INPUT_SCHEMAS: Record<string, Record<string, Schema>> = {
     MaxRecords: 'I',
     NextToken: 'S',
   },
+  GetMetricStatistics: {
+    Namespace: 'S',
+    MetricName: 'S',
+    Dimensions,
+    StartTime: 'T',
+    EndTime: 'T',
+    Period: 'I',
+    Statistics: Strings,
+    ExtendedStatistics: Strings,
+    Unit: 'S',
+  },
   DeleteAlarms: { AlarmNames: Strings },
   SetAlarmState: { AlarmName: 'S', StateValue: 'S', StateReason: 'S', StateReasonData: 'S' },
   ListMetrics: {
@@ -278,7 +289,22 @@ function xmlScalar(v: unknown): string {
   return escapeXml(String(v));
 }
 
+/**
+ * A map member (e.g. `Datapoint.ExtendedStatistics`): awsQuery writes it as `<entry><key/><value/></entry>`
+ * items, JSON as an object.
+ */
+export class XmlMap {
+  constructor(readonly entries: Record<string, unknown>) {}
+  toJSON(): Record<string, unknown> {
+    return this.entries;
+  }
+}
+
 function xmlBody(v: unknown): string {
+  if (v instanceof XmlMap)
+    return Object.entries(v.entries)
+      .map(([k, x]) => `<entry><key>${escapeXml(k)}</key><value>${xmlBody(x)}</value></entry>`)
+      .join('');
   if (Array.isArray(v)) return v.map((item) => `<member>${xmlBody(item)}</member>`).join('');
   if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
     let out = '';

@@ -7,7 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SandboxResource } from '../targets.js';
 import { KNOWN_RESOURCE_TYPES } from '../targets.js';
-import { ACTION_CATALOG, MAX_ACTION_DURATION_MS, parseIsoDuration, type CatalogAction } from './catalog.js';
+import { ACTION_CATALOG, parameterProblem, parseIsoDuration, type CatalogAction } from './catalog.js';
+import { customResourceDurationMs } from './kubernetes.js';
 import { FisError, notFound, validation } from './errors.js';
 import { idempotencyMembers, matchRoute, queryBindings, validateInput } from './model.js';
 
@@ -75,6 +76,8 @@ export const MAX_ACTIONS_PER_TEMPLATE = 20;
 export const MAX_STOP_CONDITIONS = 5;
 /** Actions running in parallel in one experiment (SQ-FIS L-EB051440). */
 export const MAX_PARALLEL_ACTIONS = 10;
+/** Target account configurations per experiment template (FIS quotas page: 10). */
+export const MAX_TARGET_ACCOUNTS = 10;
 /** Page size when the caller sends no maxResults (the model's upper bound). */
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -112,6 +115,13 @@ interface Template {
   lastUpdateTime: number;
 }
 
+/** One account a multi-account template reaches (M-FIS `TargetAccountConfiguration`). */
+interface TargetAccountConfiguration {
+  accountId: string;
+  roleArn: string;
+  description?: string;
+}
+
 interface ActionState {
   def: TemplateAction;
   status: string;
@@ -137,8 +147,10 @@ interface Experiment {
   phaseEndsAt: number;
   actions: Record<string, ActionState>;
   resolved: Map<string, SandboxResource[]>;
-  resolutionError?: { code: string; location: string; reason: string };
+  resolutionError?: { code: string; location: string; reason: string; accountId: string };
   cancelOnStart: boolean;
+  /** The target accounts of a multi-account experiment, as they were at the start. */
+  accounts: TargetAccountConfiguration[];
 }
 
 /** What the stand-in answered: the router writes it to the socket. */
@@ -185,6 +197,8 @@ export class FisStandIn {
   private readonly experiments = new Map<string, Experiment>();
   private readonly tags = new Map<string, Record<string, string>>();
   private readonly tokens = new Map<string, { digest: string; id: string }>();
+  /** Template id → account id → target account configuration. */
+  private readonly targetAccounts = new Map<string, Map<string, TargetAccountConfiguration>>();
   private lever: { status: 'disengaged' | 'engaging' | 'engaged'; reason: string; engagedAt?: number } = {
     status: 'disengaged',
     reason: 'Safety lever is disengaged.',
@@ -293,8 +307,9 @@ export class FisStandIn {
         return this.updateTemplate(input);
       case 'DeleteExperimentTemplate': {
         const t = this.template(String(input.id));
-        this.templates.delete(t.id);
         const view = this.templateView(t);
+        this.templates.delete(t.id);
+        this.targetAccounts.delete(t.id);
         this.tags.delete(t.arn);
         return { experimentTemplate: view };
       }
@@ -384,6 +399,73 @@ export class FisStandIn {
           input,
         );
         return { actions: page.items, ...(page.nextToken ? { nextToken: page.nextToken } : {}) };
+      }
+      case 'CreateTargetAccountConfiguration':
+        return this.createTargetAccount(input);
+      case 'GetTargetAccountConfiguration':
+        return { targetAccountConfiguration: { ...this.targetAccount(input) } };
+      case 'UpdateTargetAccountConfiguration': {
+        const c = this.targetAccount(input);
+        if (input.roleArn !== undefined) c.roleArn = checkTargetRole(String(input.roleArn), c.accountId);
+        if (input.description !== undefined) c.description = String(input.description);
+        return { targetAccountConfiguration: { ...c } };
+      }
+      case 'DeleteTargetAccountConfiguration': {
+        const c = this.targetAccount(input);
+        this.targetAccounts.get(String(input.experimentTemplateId))?.delete(c.accountId);
+        return { targetAccountConfiguration: { ...c } };
+      }
+      case 'ListTargetAccountConfigurations': {
+        const t = this.template(String(input.experimentTemplateId));
+        const page = paginate(
+          [...(this.targetAccounts.get(t.id)?.values() ?? [])].map((c) => ({ ...c })),
+          input,
+        );
+        return {
+          targetAccountConfigurations: page.items,
+          ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+        };
+      }
+      case 'GetExperimentTargetAccountConfiguration': {
+        const e = this.experiment(String(input.experimentId));
+        const c = e.accounts.find((a) => a.accountId === String(input.accountId));
+        if (!c)
+          throw notFound(
+            `Target account configuration ${String(input.accountId)} not found in experiment ${e.id}.`,
+          );
+        return { targetAccountConfiguration: { ...c } };
+      }
+      case 'ListExperimentTargetAccountConfigurations': {
+        const e = this.experiment(String(input.experimentId));
+        const page = paginate(
+          e.accounts.map((c) => ({ ...c })),
+          input,
+        );
+        return {
+          targetAccountConfigurations: page.items,
+          ...(page.nextToken ? { nextToken: page.nextToken } : {}),
+        };
+      }
+      case 'ListTargetResourceTypes': {
+        const page = paginate(
+          [...KNOWN_RESOURCE_TYPES].sort().map((resourceType) => ({
+            resourceType,
+            description: `FIS target resource type ${resourceType}.`,
+          })),
+          input,
+        );
+        return { targetResourceTypes: page.items, ...(page.nextToken ? { nextToken: page.nextToken } : {}) };
+      }
+      case 'GetTargetResourceType': {
+        const type = String(input.resourceType);
+        if (!KNOWN_RESOURCE_TYPES.has(type)) throw notFound(`Target resource type ${type} not found.`);
+        return {
+          targetResourceType: {
+            resourceType: type,
+            description: `FIS target resource type ${type}.`,
+            parameters: {},
+          },
+        };
       }
       default:
         throw new FisError('ValidationException', `The sandbox does not implement ${operation}.`, 501);
@@ -482,7 +564,7 @@ export class FisStandIn {
       tags: { ...this.tags.get(t.arn) },
       ...(t.logConfiguration ? { logConfiguration: clone(t.logConfiguration) } : {}),
       experimentOptions: { ...t.experimentOptions },
-      targetAccountConfigurationsCount: 0,
+      targetAccountConfigurationsCount: this.targetAccounts.get(t.id)?.size ?? 0,
       ...(t.experimentReportConfiguration
         ? { experimentReportConfiguration: clone(t.experimentReportConfiguration) }
         : {}),
@@ -506,6 +588,55 @@ export class FisStandIn {
     return prior.id;
   }
 
+  // ---- target accounts -------------------------------------------------------------------------
+
+  private createTargetAccount(input: Json): Json {
+    const t = this.template(String(input.experimentTemplateId));
+    if (t.experimentOptions.accountTargeting !== 'multi-account')
+      throw validation(
+        `Experiment template ${t.id} targets a single account; target account configurations need experimentOptions.accountTargeting multi-account.`,
+      );
+    const accountId = String(input.accountId);
+    if (!/^\d{12}$/.test(accountId))
+      throw validation(`Account id ${accountId} is not a 12-digit AWS account id.`);
+    const config: TargetAccountConfiguration = {
+      accountId,
+      roleArn: checkTargetRole(String(input.roleArn), accountId),
+      ...(input.description !== undefined ? { description: String(input.description) } : {}),
+    };
+    const token = String(input.clientToken);
+    const prior = this.idempotent('CreateTargetAccountConfiguration', token, { templateId: t.id, ...config });
+    const configs = this.targetAccounts.get(t.id) ?? new Map<string, TargetAccountConfiguration>();
+    if (prior) return { targetAccountConfiguration: { ...(configs.get(accountId) ?? config) } };
+    if (configs.has(accountId))
+      throw new FisError(
+        'ConflictException',
+        `Experiment template ${t.id} already has a target account configuration for ${accountId}.`,
+      );
+    if (configs.size >= MAX_TARGET_ACCOUNTS)
+      throw new FisError(
+        'ServiceQuotaExceededException',
+        `The quota of ${MAX_TARGET_ACCOUNTS} target account configurations per experiment template is reached.`,
+      );
+    configs.set(accountId, config);
+    this.targetAccounts.set(t.id, configs);
+    this.tokens.set(`CreateTargetAccountConfiguration/${token}`, {
+      digest: digest({ templateId: t.id, ...config }),
+      id: accountId,
+    });
+    return { targetAccountConfiguration: { ...config } };
+  }
+
+  private targetAccount(input: Json): TargetAccountConfiguration {
+    const t = this.template(String(input.experimentTemplateId));
+    const c = this.targetAccounts.get(t.id)?.get(String(input.accountId));
+    if (!c)
+      throw notFound(
+        `Target account configuration ${String(input.accountId)} not found for experiment template ${t.id}.`,
+      );
+    return c;
+  }
+
   // ---- experiments -----------------------------------------------------------------------------
 
   private start(input: Json): Experiment {
@@ -522,6 +653,14 @@ export class FisStandIn {
       throw new FisError(
         'ServiceQuotaExceededException',
         `The quota of ${MAX_ACTIVE_EXPERIMENTS} active experiments is reached.`,
+      );
+    const multi = template.experimentOptions.accountTargeting === 'multi-account';
+    const accounts = multi
+      ? [...(this.targetAccounts.get(template.id)?.values() ?? [])].map((c) => ({ ...c }))
+      : [];
+    if (multi && accounts.length === 0)
+      throw validation(
+        `Experiment template ${template.id} targets multiple accounts but has no target account configurations; add one with CreateTargetAccountConfiguration.`,
       );
     const now = this.opts.now();
     const id = newId('EXP');
@@ -544,6 +683,7 @@ export class FisStandIn {
       ),
       resolved: new Map(),
       cancelOnStart: this.lever.status !== 'disengaged',
+      accounts,
     };
     if (!pending) this.resolveTargets(e);
     this.experiments.set(id, e);
@@ -558,30 +698,56 @@ export class FisStandIn {
     return e;
   }
 
-  /** Resolves every target once, at the start (UG-targets), applying selection mode and empty-target mode. */
+  /**
+   * Resolves every target once, at the start (UG-targets), applying selection mode and empty-target mode.
+   * A multi-account experiment resolves each target in every target account, and applies the selection
+   * mode per account: "An AWS FIS experiment will resolve resources with consistent tags in each target
+   * account. An action must resolve at least one target resource in any target account or will fail"
+   * (UG "Work with multi-account experiments").
+   */
   private resolveTargets(e: Experiment): void {
+    const accounts = e.accounts.length ? e.accounts.map((a) => a.accountId) : [this.opts.accountId];
     for (const [name, target] of Object.entries(e.snapshot.targets)) {
-      const matches = this.opts.inventory.filter((r) => matchesTarget(r, target));
-      const chosen = select(matches, target.selectionMode, this.random);
-      e.resolved.set(name, chosen);
       const usedByArns = (target.resourceArns?.length ?? 0) > 0;
-      const missingArn =
-        usedByArns && target.resourceArns!.some((arn) => !matches.some((r) => r.arn === arn));
-      if (
-        missingArn ||
-        (chosen.length === 0 &&
-          (usedByArns || e.snapshot.experimentOptions.emptyTargetResolutionMode === 'fail'))
-      ) {
+      const resolved: SandboxResource[] = [];
+      for (const account of accounts) {
+        const matches = this.opts.inventory.filter(
+          (r) => accountOf(r.arn) === account && matchesTarget(r, target),
+        );
+        // ARNs name their own account: only the accounts they are in resolve anything from them.
+        if (usedByArns && !target.resourceArns!.some((arn) => accountOf(arn) === account)) continue;
+        const chosen = select(matches, target.selectionMode, this.random);
+        resolved.push(...chosen);
+        const missingArn =
+          usedByArns &&
+          target.resourceArns!.some(
+            (arn) => accountOf(arn) === account && !matches.some((r) => r.arn === arn),
+          );
+        if (
+          missingArn ||
+          (chosen.length === 0 &&
+            (usedByArns || e.snapshot.experimentOptions.emptyTargetResolutionMode === 'fail'))
+        ) {
+          e.resolutionError ??= {
+            code: 'InvalidTarget',
+            location: name,
+            accountId: account,
+            reason:
+              KNOWN_RESOURCE_TYPES.has(target.resourceType) &&
+              !this.opts.inventory.some((r) => r.resourceType === target.resourceType)
+                ? `Target ${name}: the sandbox has no resources of type ${target.resourceType}.`
+                : `Target ${name}: no resources were resolved${accounts.length > 1 ? ` in account ${account}` : ''}.`,
+          };
+        }
+      }
+      if (usedByArns && !target.resourceArns!.some((arn) => accounts.includes(accountOf(arn))))
         e.resolutionError ??= {
           code: 'InvalidTarget',
           location: name,
-          reason:
-            KNOWN_RESOURCE_TYPES.has(target.resourceType) &&
-            !this.opts.inventory.some((r) => r.resourceType === target.resourceType)
-              ? `Target ${name}: the sandbox has no resources of type ${target.resourceType}.`
-              : `Target ${name}: no resources were resolved.`,
+          accountId: accounts[0] ?? this.opts.accountId,
+          reason: `Target ${name}: its resources are in none of the experiment's accounts (${accounts.join(', ')}).`,
         };
-      }
+      e.resolved.set(name, resolved);
     }
   }
 
@@ -621,7 +787,14 @@ export class FisStandIn {
         }
         if (now < e.phaseEndsAt) return false;
         if (e.resolutionError) {
-          this.fail(e, now, e.resolutionError.code, e.resolutionError.reason, e.resolutionError.location);
+          this.fail(
+            e,
+            now,
+            e.resolutionError.code,
+            e.resolutionError.reason,
+            e.resolutionError.location,
+            e.resolutionError.accountId,
+          );
           return true;
         }
         e.status = 'running';
@@ -746,8 +919,15 @@ export class FisStandIn {
     e.endTime = now;
   }
 
-  private fail(e: Experiment, now: number, code: string, reason: string, location?: string): void {
-    e.error = { accountId: this.opts.accountId, code, ...(location ? { location } : {}) };
+  private fail(
+    e: Experiment,
+    now: number,
+    code: string,
+    reason: string,
+    location?: string,
+    accountId: string = this.opts.accountId,
+  ): void {
+    e.error = { accountId, code, ...(location ? { location } : {}) };
     this.finish(e, now, 'failed', reason, 'failed');
   }
 
@@ -867,7 +1047,7 @@ export class FisStandIn {
       tags: { ...this.tags.get(e.arn) },
       ...(s.logConfiguration ? { logConfiguration: clone(s.logConfiguration) } : {}),
       experimentOptions: this.optionsView(e),
-      targetAccountConfigurationsCount: 0,
+      targetAccountConfigurationsCount: e.accounts.length,
       ...(s.experimentReportConfiguration
         ? { experimentReportConfiguration: clone(s.experimentReportConfiguration) }
         : {}),
@@ -879,7 +1059,16 @@ export class FisStandIn {
       id: a.id,
       arn: `arn:aws:fis:${this.opts.region}:${this.opts.accountId}:action/${a.id}`,
       description: a.description,
-      ...(full ? { parameters: a.parameters } : {}),
+      ...(full
+        ? {
+            parameters: Object.fromEntries(
+              Object.entries(a.parameters).map(([k, p]) => [
+                k,
+                { description: p.description, required: p.required },
+              ]),
+            ),
+          }
+        : {}),
       targets: a.target ? { [a.target.key]: { resourceType: a.target.resourceType } } : {},
       tags: {},
     };
@@ -923,6 +1112,20 @@ export class FisStandIn {
     for (const e of this.experiments.values())
       if (LIVE.has(e.status)) this.finish(e, now, 'stopped', reason, 'stopped');
   }
+}
+
+/** The account of an ARN (`arn:aws:ec2:us-east-1:123456789012:…` → `123456789012`). */
+function accountOf(arn: string): string {
+  return arn.split(':')[4] ?? '';
+}
+
+/** A target account's role must be an IAM role in that account: FIS assumes it there. */
+function checkTargetRole(roleArn: string, accountId: string): string {
+  if (!/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/.test(roleArn))
+    throw validation(`Role ARN ${roleArn} is not an IAM role ARN.`);
+  if (accountOf(roleArn) !== accountId)
+    throw validation(`Role ARN ${roleArn} is not in the target account ${accountId}.`);
+  return roleArn;
 }
 
 /** Checks a template beyond the model's shape constraints, the way FIS rejects a bad template. */
@@ -972,14 +1175,12 @@ function checkTemplate(t: Template): void {
     for (const [p, spec] of Object.entries(cat.parameters))
       if (spec.required && action.parameters?.[p] === undefined)
         throw validation(`Action ${name}: parameter ${p} is required for ${cat.id}.`);
-    for (const p of Object.keys(action.parameters ?? {}))
-      if (!(p in cat.parameters)) throw validation(`Action ${name}: ${cat.id} has no parameter ${p}.`);
-    if (cat.durationParameter && action.parameters?.[cat.durationParameter] !== undefined) {
-      const ms = parseIsoDuration(action.parameters[cat.durationParameter]!);
-      if (ms === undefined || ms <= 0 || ms > MAX_ACTION_DURATION_MS)
-        throw validation(
-          `Action ${name}: ${cat.durationParameter} ${action.parameters[cat.durationParameter]} must be an ISO-8601 duration up to PT12H.`,
-        );
+    for (const [p, value] of Object.entries(action.parameters ?? {})) {
+      const spec = cat.parameters[p];
+      if (!spec) throw validation(`Action ${name}: ${cat.id} has no parameter ${p}.`);
+      // The documented limits of each parameter (UG-ref), e.g. a disrupt-connectivity duration of PT1M–PT12H.
+      const problem = parameterProblem(spec.rule, value);
+      if (problem) throw validation(`Action ${name}: the value ${value} of parameter ${p} ${problem}.`);
     }
     for (const [key, targetName] of Object.entries(action.targets ?? {})) {
       if (!cat.target || key !== cat.target.key)
@@ -1016,7 +1217,11 @@ function checkTemplate(t: Template): void {
 function actionDurationMs(def: TemplateAction): number {
   const cat = ACTION_CATALOG.get(def.actionId);
   const text = cat?.durationParameter ? def.parameters?.[cat.durationParameter] : undefined;
-  return text ? (parseIsoDuration(text) ?? 0) : 0;
+  const ms = text ? (parseIsoDuration(text) ?? 0) : 0;
+  // A custom resource runs for its own spec's duration, cut off at maxDuration.
+  if (cat?.effect === 'custom-resource')
+    return Math.min(ms, customResourceDurationMs(def.parameters ?? {}) ?? ms);
+  return ms;
 }
 
 /** Tags AND together, an empty value matches only empty (UG-targets); filters AND, their values OR. */

@@ -3,6 +3,8 @@
  * validates path parameters, query and JSON bodies against it (422 with the Ajv errors otherwise),
  * enforces tokens (401, and 403 on writes with a read-only token) and keeps state for the operations
  * chaos-gate uses. The sandbox server mounts `handler` on its own port; tests serve it on 127.0.0.1:0.
+ * On demand (`faults`, or `POST /_sandbox/faults`) it answers secondary rate limits, 5xx or late, so a
+ * client's retries can be tested against the same validating stand-in.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from 'ajv';
@@ -10,6 +12,7 @@ import { privateUser, type Identity, type Origins } from './entities.js';
 import { loadDescription, type Operation } from './spec.js';
 import { GitHubState, type StoredAnnotation, type StoredCheckRun, type StoredIssue } from './state.js';
 import { handleIntrospection } from './introspect.js';
+import { GitHubFaults } from './faults.js';
 
 export { GitHubState } from './state.js';
 export type {
@@ -22,6 +25,8 @@ export type {
 } from './state.js';
 export type { Identity } from './entities.js';
 export { INTROSPECTION_PREFIX } from './introspect.js';
+export { GitHubFaults, SECONDARY_RATE_LIMIT_MESSAGE } from './faults.js';
+export type { GitHubFault, GitHubFaultSpec } from './faults.js';
 
 /** A token the stand-in accepts, and who it is. */
 export interface TokenSpec {
@@ -68,6 +73,8 @@ export interface LoggedRequest {
   operationId?: string;
   status: number;
   token?: string;
+  /** The injected fault that answered (or delayed) it, e.g. `secondary-rate-limit#1`. */
+  fault?: string;
 }
 
 export interface GitHubStandIn {
@@ -76,6 +83,8 @@ export interface GitHubStandIn {
   rejected: RejectedRequest[];
   invalidResponses: InvalidResponse[];
   requests: LoggedRequest[];
+  /** Faults to answer on demand (rate limits, 5xx, late answers). */
+  faults: GitHubFaults;
 }
 
 /** The identity GitHub uses for comments and issues written with an Actions GITHUB_TOKEN. */
@@ -128,6 +137,7 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
   const rejected: RejectedRequest[] = [];
   const invalidResponses: InvalidResponse[] = [];
   const requests: LoggedRequest[] = [];
+  const faults = new GitHubFaults();
   const routes = makeRoutes(state, tokens);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -135,7 +145,8 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     const origins: Origins = { api: url.origin, web: opts.webUrl ?? 'https://github.com' };
     // Introspection (`/_sandbox/…`) is not API traffic: it is neither logged nor counted as rejected.
-    if (handleIntrospection({ state, rejected, invalidResponses, requests }, method, url, req, res)) return;
+    if (handleIntrospection({ state, rejected, invalidResponses, requests, faults }, method, url, req, res))
+      return;
     const log: LoggedRequest = { method, path: url.pathname + url.search, status: 0 };
     requests.push(log);
     const send = (r: Reply, op?: Operation): void => {
@@ -183,6 +194,16 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     const route = routes[op.operationId];
     if (!route) return reject(501, `${op.operationId} is valid but not implemented by the stand-in`, [], op);
 
+    // An injected fault answers before the request is looked at, as GitHub's rate limiter and a failing
+    // front end do; a `delay` lets the request take effect and holds its answer back.
+    const fault = faults.answer(op.operationId);
+    if (fault?.kind === 'reply') {
+      log.fault = fault.fault;
+      req.resume();
+      return send({ status: fault.status, headers: fault.headers, body: fault.body });
+    }
+    if (fault?.kind === 'delay') log.fault = fault.fault;
+
     if (method !== 'GET' && method !== 'HEAD' && tokenSpec.readOnly) {
       return send(basicError(403, 'Resource not accessible by integration'));
     }
@@ -225,6 +246,7 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
 
     const user: Identity = { login: tokenSpec.login, id: tokenSpec.id ?? 1, type: tokenSpec.type ?? 'User' };
     const reply = route({ req, url, origins, params, body, user });
+    if (fault?.kind === 'delay') await delay(fault.ms);
     if (reply.status === 422) {
       rejected.push({
         method,
@@ -251,7 +273,13 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     rejected,
     invalidResponses,
     requests,
+    faults,
   };
+}
+
+/** Waits without keeping the process alive (a test may close the stand-in while an answer is held). */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function makeRoutes(state: GitHubState, tokens: Record<string, TokenSpec>): Record<string, Route> {

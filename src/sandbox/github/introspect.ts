@@ -9,6 +9,9 @@
  * | `GET /_sandbox/rejected` | requests refused for not matching GitHub's description, and invalid responses |
  * | `GET /_sandbox/requests` | every API request: method, path, operation, status |
  * | `POST /_sandbox/pulls` | opens a pull request: `{owner, repo, headSha, baseSha?, headRef?, headOwner?, title?}` |
+ * | `POST /_sandbox/faults` | answers an operation with a fault: `{operation?, kind, status?, retryAfter?, delayMs?, count?}` |
+ * | `GET /_sandbox/faults` | the active faults and how often each fired |
+ * | `DELETE /_sandbox/faults` | removes every fault |
  *
  * GitHub's description has no path starting with `/_sandbox`, so these never shadow a real route;
  * they are not logged as API requests and need no token (like the sandbox's admin endpoint).
@@ -16,6 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { GitHubState, PullSeed } from './state.js';
+import type { GitHubFaults } from './faults.js';
 
 /** Path prefix of the introspection routes. */
 export const INTROSPECTION_PREFIX = '/_sandbox/';
@@ -42,6 +46,7 @@ export interface IntrospectionSource {
   rejected: readonly unknown[];
   invalidResponses: readonly unknown[];
   requests: readonly unknown[];
+  faults: GitHubFaults;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
@@ -94,6 +99,29 @@ export function handleIntrospection(
     reply(res, 200, { rejected: source.rejected, invalidResponses: source.invalidResponses });
   } else if (method === 'GET' && route === 'requests') {
     reply(res, 200, { requests: source.requests });
+  } else if (route === 'faults' && method === 'GET') {
+    reply(res, 200, { faults: source.faults.list() });
+  } else if (route === 'faults' && method === 'DELETE') {
+    source.faults.clear();
+    reply(res, 200, { faults: [] });
+  } else if (route === 'faults' && method === 'POST') {
+    readJson(req)
+      .then((raw) => {
+        try {
+          reply(res, 201, source.faults.add(raw as Parameters<GitHubFaults['add']>[0]));
+        } catch (err) {
+          const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
+          const field = issue?.path.join('.') || '(body)';
+          reply(res, 400, {
+            error: `POST ${INTROSPECTION_PREFIX}faults body: ${field}: ${issue?.message ?? String(err)}`,
+          });
+        }
+      })
+      .catch((err: unknown) =>
+        reply(res, 400, {
+          error: `POST ${INTROSPECTION_PREFIX}faults: ${err instanceof Error ? err.message : String(err)}`,
+        }),
+      );
   } else if (method === 'POST' && route === 'pulls') {
     readJson(req)
       .then((raw) => {

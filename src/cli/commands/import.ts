@@ -1,0 +1,140 @@
+/**
+ * `chaos-gate import <template-id | file> [--out plan.yaml]`: a plan from an FIS experiment template,
+ * read from FIS by id or from a saved file (`aws fis get-experiment-template` output or a
+ * CreateExperimentTemplate input). The plan's `fis:` section is the template; its hypothesis and abort
+ * sections are placeholders `validate` refuses until they are filled in.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ImportError, planFromTemplate, readTemplateFile, type TemplateInput } from '../../plan/import.js';
+import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { exitCodesHelp } from '../exit-codes.js';
+
+/** Unreadable input or a template FIS does not have (SPEC §4). */
+const EXIT_BAD_INPUT = 2;
+/** Largest template file read: a 20-action template is a few tens of KiB. */
+const MAX_TEMPLATE_BYTES = 256 * 1024;
+
+const usage = `Usage: chaos-gate import <template-id | file> [--out <plan.yaml>] [--id <slug>] [--force]
+       [--aws-region <region>]
+
+Writes a plan from an existing FIS experiment template: from FIS by id (EXT…, through the standard AWS
+credential chain; AWS_ENDPOINT_URL reaches the sandbox), or from a saved file — the output of
+'aws fis get-experiment-template' or a CreateExperimentTemplate input (--cli-input-json), JSON or YAML.
+The plan's fis: section is the template, every field; chaos-gate's own tags and alarms are left out.
+The hypothesis and abort sections are "<fill in: …>" placeholders: 'chaos-gate validate' refuses the
+plan, naming each one, until you replace them.
+
+Options:
+  --out <file>           write the plan there (default: print it)
+  --id <slug>            the plan id (default: the template's chaos-gate:plan or Name tag, or its description)
+  --force                overwrite --out when it exists
+  --aws-region <region>  the Region of the template (default AWS_REGION)
+  -h, --help             show this help
+
+${exitCodesHelp('import')}`;
+
+export const importCommand: CliCommand = {
+  name: 'import',
+  usage,
+  async run(argv, io) {
+    const parsed = parseFlags(argv, {
+      out: { type: 'string' },
+      id: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      'aws-region': { type: 'string' },
+    });
+    const [source, ...extra] = parsed.positionals;
+    if (source === undefined) throw new UsageError('missing the template id or file argument');
+    if (extra.length > 0)
+      throw new UsageError(`expected one template id or file, got also: ${extra.join(' ')}`);
+    const v = parsed.values;
+    if (v.id !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(v.id))
+      throw new UsageError(
+        `--id ${v.id}: expected a slug (lowercase letters, digits and dashes, at most 63)`,
+      );
+    const out = v.out === undefined ? undefined : resolve(io.cwd, v.out);
+    if (out && existsSync(out) && !v.force)
+      throw new UsageError(`--out ${v.out} exists; pass --force to overwrite it`);
+
+    let result: ReturnType<typeof planFromTemplate>;
+    try {
+      const path = resolve(io.cwd, source);
+      if (existsSync(path) || /\.(json|ya?ml)$/i.test(source)) {
+        let text: string;
+        try {
+          const buffer = readFileSync(path);
+          if (buffer.length > MAX_TEMPLATE_BYTES)
+            throw new Error(`it is ${buffer.length} bytes; expected at most ${MAX_TEMPLATE_BYTES}`);
+          text = buffer.toString('utf8');
+        } catch (error) {
+          io.err(
+            `${source}: cannot read the template file: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          return EXIT_BAD_INPUT;
+        }
+        const { template, fieldPrefix } = readTemplateFile(text, source);
+        result = planFromTemplate(
+          template,
+          { label: source, templateId: template.id },
+          {
+            id: v.id,
+            file: source,
+            sourceText: text,
+            fieldPrefix,
+          },
+        );
+      } else {
+        if (!/^\S{1,64}$/.test(source))
+          throw new UsageError(`${source}: expected an FIS template id (EXT…) or a file`);
+        const template = await fromFis(source, v['aws-region'], io.env);
+        if (!template) {
+          io.err(`FIS has no experiment template ${source} (ResourceNotFoundException)`);
+          return EXIT_BAD_INPUT;
+        }
+        result = planFromTemplate(
+          template,
+          { label: `FIS template ${source}`, templateId: source },
+          { id: v.id },
+        );
+      }
+    } catch (error) {
+      if (error instanceof ImportError) {
+        for (const i of error.issues)
+          io.err(`${i.file}:${i.line}:${i.column}: ${i.field ? `${i.field}: ` : ''}${i.message}`);
+        return EXIT_BAD_INPUT;
+      }
+      throw error;
+    }
+    if (out) {
+      writeFileSync(out, result.text);
+      io.err(
+        `wrote ${v.out} (plan ${result.planId}); fill in its ${result.placeholders} placeholder${result.placeholders === 1 ? '' : 's'}, then: chaos-gate validate ${v.out}`,
+      );
+    } else {
+      io.out(result.text.trimEnd());
+    }
+    return 0;
+  },
+};
+
+/** The template from FIS, or undefined when FIS has none with that id. */
+async function fromFis(
+  id: string,
+  region: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<TemplateInput | undefined> {
+  // Loaded here: reading a file needs no AWS SDK.
+  const { createAwsClients } = await import('../../injector/aws/clients.js');
+  const { readTemplate } = await import('../../injector/fis/read-template.js');
+  const clients = createAwsClients({ region, env });
+  try {
+    return await readTemplate(clients.fis, id);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  } finally {
+    clients.fis.destroy();
+    clients.cloudwatch.destroy();
+  }
+}

@@ -1,0 +1,24 @@
+/** Error helpers the engine shares: one wording of an unknown error, and the refusal behind a wrapped one. */
+import { InjectorRefusal } from '../injector/injector.js';
+
+/** The message of anything thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The InjectorRefusal behind an error, if any (`step()` wraps errors with context, keeping the cause). */
+export function refusalOf(error: unknown): InjectorRefusal | undefined {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if (e instanceof InjectorRefusal) return e;
+  }
+  return undefined;
+}
+
+/** Adds context to an error thrown by a dependency, keeping the original as the cause. */
+export async function step<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new Error(`${label}: ${errorMessage(error)}`, { cause: error });
+  }
+}

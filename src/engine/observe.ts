@@ -1,0 +1,338 @@
+/**
+ * The fault loop. Ticks follow the clock from the injection; each tick's readings must be back by the
+ * end of the tick (a late one is an `error` reading, which blindness counts). The experiment-state poll
+ * runs beside the ticks, never in front of them: a slow GetExperiment cannot delay a tripwire. The
+ * loop reports progress to the lease after every tick, so only a loop that advances keeps it alive.
+ *
+ * Abort rules hold in measured time: a rule `for: 3s` trips once breaching readings cover 3 s of
+ * windows in a row. A reading without data (`no-data`, `error`) inside a breach neither adds to it nor
+ * resets it — it is not evidence of health — and blindness (`abort.blindAfter`) bounds how long such
+ * readings may go on.
+ */
+import type { ExperimentState } from '../injector/injector.js';
+import type { Measurement } from '../journal/types.js';
+import type { Plan } from '../plan/schema.js';
+import { formatSeconds, formatValue } from '../journal/format.js';
+import { breachText, ruleBreached, ruleText, sliBound } from './bounds.js';
+import { within } from './deadline.js';
+import { errorMessage } from './errors.js';
+import type { MidRunCheck } from './gates.js';
+import type { Measurer } from './measure.js';
+import type { RunShared } from './run.js';
+
+/** Why the observe loop ended. */
+export type FaultEnd =
+  | { kind: 'completed'; state: ExperimentState }
+  | { kind: 'terminal'; status: string; state: ExperimentState }
+  | { kind: 'stop'; reason: string };
+
+/**
+ * A rule's `for` is met when the breaching windows add up to it, less this share of an interval: ticks
+ * jitter by milliseconds, and three 999 ms windows are three seconds of breach for a 1 s interval.
+ */
+const FOR_TOLERANCE_INTERVALS = 0.1;
+
+export interface ObserveDeps {
+  experimentId: string;
+  measurer: Measurer;
+  /** One state read under its deadline; rejects when it fails or is late. */
+  readState(signal: AbortSignal): Promise<ExperimentState>;
+  noteState(s: ExperimentState): boolean;
+  midRun: MidRunCheck[];
+  /** The abort file's path when it exists (a human's stop button), else undefined. */
+  abortFileHit(): string | undefined;
+}
+
+interface RuleProgress {
+  rule: Plan['abort']['rules'][number];
+  /** Measured breach time in the current streak, ms. */
+  breachMs: number;
+  count: number;
+}
+
+/** The latest experiment state, kept current by a poll that runs beside the ticks. */
+class StatePoll {
+  latest: ExperimentState | undefined;
+  terminal: ExperimentState | undefined;
+  failures = 0;
+  lastError = '';
+  private readonly ctl = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly run: RunShared,
+    private readonly d: ObserveDeps,
+    private readonly everyMs: number,
+    private readonly onTerminal: () => void,
+  ) {}
+
+  start(): void {
+    const signal = this.ctl.signal;
+    this.loop = (async () => {
+      while (!signal.aborted && !this.terminal) {
+        const asked = this.run.clock.now();
+        try {
+          const s = await this.d.readState(signal);
+          if (signal.aborted) break;
+          this.failures = 0;
+          this.latest = s;
+          if (this.d.noteState(s)) {
+            this.terminal = s;
+            this.onTerminal();
+            break;
+          }
+        } catch (error) {
+          if (signal.aborted) break;
+          this.failures++;
+          this.lastError = errorMessage(error);
+          this.run.event(
+            'error',
+            `reading the FIS experiment state failed: ${this.lastError}${this.run.offset()}`,
+          );
+        }
+        await this.run.clock.sleep(Math.max(0, asked + this.everyMs - this.run.clock.now()), signal);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.ctl.abort();
+    await this.loop;
+  }
+}
+
+export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd> {
+  const { plan, clock } = run;
+  const intervalMs = plan.hypothesis.interval;
+  const injectedAt = run.timings.injectedAt ?? clock.now();
+  const rules: RuleProgress[] = plan.abort.rules.map((rule) => ({ rule, breachMs: 0, count: 0 }));
+  const blindAfter = plan.abort.blindAfter;
+  const maxRunMs = plan.blastRadius.maxRunDuration;
+  const seen = { firstBreach: false, expectations: new Set<string>() };
+  // The wake signal interrupts the tick's sleep when FIS reports the end.
+  let wake = new AbortController();
+  const pollEvery = Math.min(Math.max(intervalMs, 1_000), 5_000);
+  const poll = new StatePoll(run, d, pollEvery, () => wake.abort());
+  poll.start();
+  const checks = d.midRun.map((check) => new CheckPoll(run, check, pollEvery, () => wake.abort()));
+  for (const c of checks) c.start();
+  let blindStreak = 0;
+  let prev = injectedAt;
+  let next = injectedAt + intervalMs;
+  try {
+    for (;;) {
+      wake = new AbortController();
+      if (!poll.terminal) await sleepUntil(run, next, wake.signal);
+      if (run.cancelled()) {
+        const reason = `cancelled by ${run.cancelReason()}${run.offset()}`;
+        run.event('signal', reason, { signal: run.cancelReason() });
+        run.event('abort', reason, { cause: 'cancelled', verdict: 'aborted' });
+        return { kind: 'stop', reason };
+      }
+      if (poll.terminal) return terminalEnd(run, poll.terminal);
+      const abortFile = d.abortFileHit();
+      if (abortFile !== undefined) {
+        const reason = `abort file ${abortFile} found${run.offset()}`;
+        run.event('abort', reason, { cause: 'abort-file', verdict: 'aborted' });
+        return { kind: 'stop', reason };
+      }
+      const m = await d.measurer.measure('fault', prev, next + intervalMs);
+      prev = m.at;
+      run.record(m);
+      const end = evaluate(run, m, rules, blindStreak, intervalMs, seen);
+      blindStreak = end.blindStreak;
+      if (end.stop) return { kind: 'stop', reason: end.stop };
+      if (poll.terminal) return terminalEnd(run, poll.terminal);
+      if (poll.failures >= blindAfter) {
+        const reason = `the FIS experiment state could not be read ${poll.failures} times in a row (${poll.lastError})${run.offset()}`;
+        run.event('error', reason, { fatal: true });
+        return { kind: 'stop', reason };
+      }
+      for (const c of checks) {
+        if (c.found !== undefined) {
+          const reason = `${c.check.name}: ${c.found}${run.offset()}`;
+          run.event('abort', reason, { cause: 'mid-run', check: c.check.name, verdict: 'aborted' });
+          return { kind: 'stop', reason };
+        }
+        // A check that cannot answer leaves the run unable to see what it guards: a few misses are
+        // journaled; blindAfter in a row fail the run closed.
+        if (c.failures >= blindAfter) {
+          throw new Error(
+            `mid-run check ${c.check.name} failed ${c.failures} times in a row: ${c.lastError}${run.offset()}`,
+          );
+        }
+      }
+      const startedAt = run.timings.startedAt ?? injectedAt;
+      if (clock.now() - startedAt >= maxRunMs) {
+        const reason = `the run reached blastRadius.maxRunDuration ${formatSeconds(maxRunMs)}${run.offset()}`;
+        run.event('abort', reason, { cause: 'max-run-duration', verdict: 'aborted' });
+        return { kind: 'stop', reason };
+      }
+      next = Math.max(next + intervalMs, clock.now());
+    }
+  } finally {
+    await Promise.all([poll.stop(), ...checks.map((c) => c.stop())]);
+  }
+}
+
+/** How long one mid-run check may take (an incident query, the kill-switch alarm). */
+const MID_RUN_CHECK_DEADLINE_MS = 5_000;
+
+/** A mid-run check, polled beside the ticks like the experiment state: a slow one delays no tripwire. */
+class CheckPoll {
+  found: string | undefined;
+  failures = 0;
+  lastError = '';
+  private readonly ctl = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly run: RunShared,
+    readonly check: MidRunCheck,
+    private readonly everyMs: number,
+    private readonly onFound: () => void,
+  ) {}
+
+  start(): void {
+    const signal = this.ctl.signal;
+    const { clock } = this.run;
+    this.loop = (async () => {
+      while (!signal.aborted && this.found === undefined) {
+        const asked = clock.now();
+        try {
+          const result = await within(
+            clock,
+            MID_RUN_CHECK_DEADLINE_MS,
+            `mid-run check ${this.check.name}`,
+            (s) => this.check.check(asked, s),
+            signal,
+          );
+          if (signal.aborted) break;
+          this.failures = 0;
+          if (result !== null) {
+            this.found = result;
+            this.onFound();
+            break;
+          }
+        } catch (error) {
+          if (signal.aborted) break;
+          this.failures++;
+          this.lastError = errorMessage(error);
+          this.run.event('error', `${this.lastError}${this.run.offset()}`, { check: this.check.name });
+        }
+        await clock.sleep(Math.max(0, asked + this.everyMs - clock.now()), signal);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.ctl.abort();
+    await this.loop;
+  }
+}
+
+async function sleepUntil(run: RunShared, at: number, wake: AbortSignal): Promise<void> {
+  const ms = at - run.clock.now();
+  if (ms <= 0) return;
+  const parent = run.deps.signal;
+  const ctl = new AbortController();
+  const onAbort = (): void => ctl.abort();
+  parent?.addEventListener('abort', onAbort, { once: true });
+  wake.addEventListener('abort', onAbort, { once: true });
+  if (parent?.aborted || wake.aborted) ctl.abort();
+  try {
+    await run.clock.sleep(ms, ctl.signal);
+  } finally {
+    parent?.removeEventListener('abort', onAbort);
+    wake.removeEventListener('abort', onAbort);
+  }
+}
+
+function terminalEnd(run: RunShared, state: ExperimentState): FaultEnd {
+  if (state.status === 'completed') return { kind: 'completed', state };
+  if (state.status === 'stopped' || state.status === 'cancelled') {
+    const by =
+      state.status === 'cancelled'
+        ? 'FIS cancelled the experiment (safety lever)'
+        : 'FIS stopped the experiment';
+    const detail = [state.reason, state.errorCode].filter(Boolean).join(', ');
+    run.event('abort', `${by}${detail ? `: ${detail}` : ''}${run.offset()}`, {
+      cause: `fis-${state.status}`,
+      verdict: 'aborted',
+    });
+  }
+  return { kind: 'terminal', status: state.status, state };
+}
+
+/** Applies one fault measurement to the abort rules, blindness, first breach and expectations. */
+function evaluate(
+  run: RunShared,
+  m: Measurement,
+  rules: RuleProgress[],
+  blindStreak: number,
+  intervalMs: number,
+  seen: { firstBreach: boolean; expectations: Set<string> },
+): { stop?: string; blindStreak: number } {
+  const { plan } = run;
+  const sliOf = (name: string) => plan.hypothesis.slis.find((s) => s.name === name);
+  const duringNames = new Set(plan.hypothesis.slis.filter((s) => s.during).map((s) => s.name));
+  if (!seen.firstBreach) {
+    const breach = Object.entries(m.slis).find(([n, v]) => duringNames.has(n) && v.status === 'breach');
+    if (breach) {
+      seen.firstBreach = true;
+      run.timing({ firstBreachAt: m.at });
+      run.event(
+        'first-breach',
+        `${breach[0]} ${breachText(sliBound(sliOf(breach[0]) ?? {}), breach[1].value ?? NaN)}${run.offset(m.at)}`,
+        { sli: breach[0], value: breach[1].value },
+      );
+    }
+  }
+  for (const [name, v] of Object.entries(m.expect ?? {})) {
+    if (v.status === 'ok' && !seen.expectations.has(name)) {
+      seen.expectations.add(name);
+      run.event(
+        'expectation-observed',
+        `${name} ${formatValue(v.value)} ${v.bound ?? ''}${run.offset(m.at)}`,
+        {
+          expectation: name,
+          value: v.value,
+        },
+      );
+    }
+  }
+  const windowMs = m.windowMs ?? intervalMs;
+  for (const r of rules) {
+    const v = m.slis[r.rule.sli];
+    // A gap (no-data/error) neither extends nor resets a streak: it is not evidence either way.
+    if (!v || v.value === null || (v.status !== 'ok' && v.status !== 'breach')) continue;
+    if (!ruleBreached(r.rule, v.value)) {
+      r.breachMs = 0;
+      r.count = 0;
+      continue;
+    }
+    r.breachMs += windowMs;
+    r.count++;
+    if (r.breachMs >= r.rule.for - FOR_TOLERANCE_INTERVALS * intervalMs) {
+      const reason = `${r.rule.sli} ${formatValue(v.value)} ${ruleText(r.rule)} for ${r.count} measurement${r.count === 1 ? '' : 's'} in a row, ${formatSeconds(r.breachMs)}${run.offset(m.at)}`;
+      run.event('abort', reason, {
+        cause: 'rule',
+        verdict: 'aborted',
+        sli: r.rule.sli,
+        value: v.value,
+        count: r.count,
+        breachMs: r.breachMs,
+      });
+      return { stop: reason, blindStreak };
+    }
+  }
+  const blind = Object.entries(m.slis).filter(([, v]) => v.status === 'no-data' || v.status === 'error');
+  const streak = blind.length > 0 ? blindStreak + 1 : 0;
+  if (streak >= plan.abort.blindAfter) {
+    const what = blind.map(([n, v]) => `${n}: ${v.error ?? v.status}`).join('; ');
+    const reason = `blind: ${streak} measurements in a row without data (${what})${run.offset(m.at)}`;
+    run.event('abort', reason, { cause: 'blind', verdict: 'inconclusive', count: streak });
+    return { stop: reason, blindStreak: streak };
+  }
+  return { blindStreak: streak };
+}

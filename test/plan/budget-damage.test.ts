@@ -1,0 +1,232 @@
+/**
+ * Issue 12.6: a `budget:` section never silently debits nothing. `budget.damage` is derived from the SLIs
+ * when exactly one reading is possible, and otherwise `validate` refuses naming the field and what to write.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { validate } from '../../src/cli/commands/validate.js';
+import { isMathDivision, isPromqlDivision, resolveBudgetDamage } from '../../src/plan/budget-damage.js';
+import { loadPlan, parsePlan } from '../../src/plan/load.js';
+import { staticRefusals } from '../../src/plan/refusals.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const tmp = mkdtempSync(join(tmpdir(), 'cg-budget-damage-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const ERROR_RATIO = `    - name: error_ratio
+      prometheus: sum(rate(http_requests_total{status=~"5.."}[1m])) / sum(rate(http_requests_total[1m]))
+      max: 0.002`;
+const SUCCESS_RATIO = `    - name: success_ratio
+      prometheus: (sum(rate(http_requests_total{status!~"5.."}[1m])) / sum(rate(http_requests_total[1m])))
+      min: 0.998`;
+// Its bound (max 0.18) looks like an error ratio's; its source (a quantile, not a division) says it is not.
+const LATENCY = `    - name: p95_latency_s
+      prometheus: histogram_quantile(0.95, sum by (le) (rate(http_request_duration_seconds_bucket[1m])))
+      max: 0.18`;
+
+/** A plan with the given SLI entries, an abort rule on the first one and a budget (optionally `damage`). */
+function planText(slis: string[], damage?: string): string {
+  const first = /name: (\w+)/.exec(slis[0] ?? '')?.[1] ?? 'error_ratio';
+  return `version: 1
+id: budget-damage
+title: Budget damage
+service: checkout
+environment: staging
+owner: sre
+hypothesis:
+  slis:
+${slis.join('\n')}
+  steadyState: { duration: 10s }
+  recovery: { within: 10s }
+abort:
+  rules:
+    - { sli: ${first}, above: 0.5, for: 3s }
+budget:
+  objective: 0.999
+  errors: { prometheus: 'sum(increase(http_requests_total{status=~"5.."}[30d]))' }
+  total: { prometheus: 'sum(increase(http_requests_total[30d]))' }
+${damage === undefined ? '' : `  damage: ${damage}\n`}fis:
+  roleArn: arn:aws:iam::123456789012:role/fis
+  targets:
+    t: { resourceType: aws:ec2:instance, resourceTags: { chaos: 'yes' }, selectionMode: COUNT(1) }
+  actions:
+    a: { actionId: aws:ec2:stop-instances, targets: { Instances: t } }
+`;
+}
+
+function refusalsOf(text: string) {
+  const loaded = parsePlan(text, 'plan.yaml');
+  return staticRefusals(loaded.plan, loaded).filter((r) => r.rule === 'budget-damage');
+}
+
+/** Runs `chaos-gate validate` on the text written to a file; returns the exit code and the output lines. */
+async function validateText(name: string, text: string): Promise<{ code: number; out: string[] }> {
+  const file = join(tmp, name);
+  writeFileSync(file, text);
+  const out: string[] = [];
+  const code = await validate.run([file], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+    tty: false,
+    env: {},
+    cwd: ROOT,
+  });
+  return { code, out };
+}
+
+describe('budget.damage derived from the SLIs', () => {
+  it('the fixture plans (error, success and latency SLIs) debit their error ratio', async () => {
+    for (const file of ['redis-partition.yaml', 'ecs-stop-task.yaml']) {
+      const { plan } = await loadPlan(join(ROOT, 'fixtures/plans', file));
+      expect(plan.budget?.damage, file).toBeUndefined();
+      expect(resolveBudgetDamage(plan), file).toEqual({
+        ok: true,
+        damage: { sli: 'error_ratio', kind: 'error-ratio' },
+        derived: true,
+      });
+    }
+  });
+
+  it('a lone success ratio is the damage SLI, read as its complement', () => {
+    const plan = parsePlan(planText([SUCCESS_RATIO, LATENCY]), 'plan.yaml').plan;
+    expect(resolveBudgetDamage(plan)).toEqual({
+      ok: true,
+      damage: { sli: 'success_ratio', kind: 'success-ratio' },
+      derived: true,
+    });
+  });
+
+  it('an error ratio wins over a success ratio: the ledger counts bad events', () => {
+    const plan = parsePlan(planText([SUCCESS_RATIO, ERROR_RATIO, LATENCY]), 'plan.yaml').plan;
+    expect(resolveBudgetDamage(plan)).toMatchObject({ ok: true, damage: { sli: 'error_ratio' } });
+  });
+
+  it('a scrape ratio and a CloudWatch metric-math division count as ratios', () => {
+    const scrape = `    - name: errors
+      scrape: { url: 'http://canary/metrics', ratio: { numerator: 'x{status="503"}', denominator: x } }
+      max: 0.02`;
+    const math = `    - name: ok_share
+      cloudwatch:
+        expression: (requests - errors) / requests
+        metrics:
+          errors: { namespace: App, metricName: Errors, stat: Sum }
+          requests: { namespace: App, metricName: Requests, stat: Sum }
+        period: 60s
+      min: 0.99`;
+    expect(resolveBudgetDamage(parsePlan(planText([scrape]), 'p.yaml').plan)).toMatchObject({
+      ok: true,
+      damage: { sli: 'errors', kind: 'error-ratio' },
+    });
+    expect(resolveBudgetDamage(parsePlan(planText([math]), 'p.yaml').plan)).toMatchObject({
+      ok: true,
+      damage: { sli: 'ok_share', kind: 'success-ratio' },
+    });
+  });
+
+  it('a plan without a budget needs no damage SLI', () => {
+    const text = planText([LATENCY]).replace(/^budget:\n(?: {2}.*\n)+/m, '');
+    const plan = parsePlan(text, 'plan.yaml').plan;
+    expect(plan.budget).toBeUndefined();
+    expect(resolveBudgetDamage(plan)).toBeUndefined();
+    expect(refusalsOf(text)).toEqual([]);
+  });
+});
+
+describe('validate refuses a budget whose damage SLI is missing or ambiguous', () => {
+  it('no ratio SLI: names budget.damage at the budget line and what to write, exit 2', async () => {
+    const text = planText([LATENCY]);
+    const { code, out } = await validateText('no-ratio.yaml', text);
+    expect(code).toBe(2);
+    // The field is not written, so the position is the budget section's body, where it goes.
+    const budgetBody = text.split('\n').indexOf('budget:') + 2;
+    expect(out[0]?.startsWith(`${join(tmp, 'no-ratio.yaml')}:${budgetBody}:3: budget.damage: `)).toBe(true);
+    expect(out[0]).toContain('budget.damage: not written, and no SLI measured during the fault');
+    expect(out[0]).toContain('write budget.damage: { sli: <SLI name>, kind: error-ratio | success-ratio }');
+    expect(out[0]).toMatch(/\[refused: budget-damage\]$/);
+  });
+
+  it('two error ratios: names both and the line to write', () => {
+    const other = ERROR_RATIO.replace('error_ratio', 'timeout_ratio');
+    const [refusal, ...rest] = refusalsOf(planText([ERROR_RATIO, other, LATENCY]));
+    expect(rest).toEqual([]);
+    expect(refusal).toMatchObject({ field: 'budget.damage', value: 'error_ratio, timeout_ratio' });
+    expect(refusal?.message).toContain('2 SLIs are error-ratios (error_ratio, timeout_ratio)');
+    expect(refusal?.message).toContain('write budget.damage: { sli: error_ratio, kind: error-ratio }');
+  });
+
+  it('a steady-state-only ratio does not count: its damage would always be 0', () => {
+    const steadyOnly = `${ERROR_RATIO}\n      during: false`;
+    const abortable = LATENCY;
+    const text = planText([abortable, steadyOnly]);
+    expect(refusalsOf(text).map((r) => r.field)).toEqual(['budget.damage']);
+  });
+
+  it('writing budget.damage settles the ambiguity', async () => {
+    const other = ERROR_RATIO.replace('error_ratio', 'timeout_ratio');
+    const text = planText([ERROR_RATIO, other], '{ sli: timeout_ratio, kind: error-ratio }');
+    expect(refusalsOf(text)).toEqual([]);
+    expect(resolveBudgetDamage(parsePlan(text, 'p.yaml').plan)).toEqual({
+      ok: true,
+      damage: { sli: 'timeout_ratio', kind: 'error-ratio' },
+      derived: false,
+    });
+    expect((await validateText('written.yaml', text)).code).toBe(0);
+  });
+});
+
+describe('validate checks a written budget.damage against the SLIs', () => {
+  it('an unknown SLI is refused at budget.damage.sli with its line and the SLIs to choose from', () => {
+    const text = planText([ERROR_RATIO, LATENCY], '{ sli: eror_ratio, kind: error-ratio }');
+    const [refusal] = refusalsOf(text);
+    expect(refusal).toMatchObject({ field: 'budget.damage.sli', value: 'eror_ratio' });
+    expect(refusal?.line).toBe(text.split('\n').findIndex((l) => l.includes('damage:')) + 1);
+    expect(refusal?.message).toBe(
+      'budget.damage.sli: "eror_ratio" is not an SLI of this plan; expected one measured during the fault (error_ratio, p95_latency_s)',
+    );
+  });
+
+  it('an SLI with during: false is refused', () => {
+    const text = planText(
+      [LATENCY, `${ERROR_RATIO}\n      during: false`],
+      '{ sli: error_ratio, kind: error-ratio }',
+    );
+    expect(refusalsOf(text)[0]?.message).toContain('"error_ratio" has during: false');
+  });
+
+  it('a kind that contradicts the bound is refused at budget.damage.kind', () => {
+    const text = planText([SUCCESS_RATIO], '{ sli: success_ratio, kind: error-ratio }');
+    expect(refusalsOf(text)[0]).toMatchObject({
+      field: 'budget.damage.kind',
+      value: 'error-ratio',
+      limit: 'success-ratio',
+    });
+  });
+});
+
+describe('what counts as a division', () => {
+  it('PromQL: the outermost operation, inside parentheses, is /', () => {
+    expect(isPromqlDivision('sum(rate(a[1m])) / sum(rate(b[1m]))')).toBe(true);
+    expect(isPromqlDivision('((a / b))')).toBe(true);
+    expect(isPromqlDivision('sum(a) / on(x) sum(b)')).toBe(true);
+    expect(isPromqlDivision('sum(rate(a[$window])) / sum(rate(b[$window]))')).toBe(true);
+    expect(isPromqlDivision('(sum(a) - sum(b)) / sum(a)')).toBe(true);
+    expect(isPromqlDivision('a / b * 100')).toBe(false);
+    expect(isPromqlDivision('100 * a / b')).toBe(false);
+    expect(isPromqlDivision('(a * 100) / b')).toBe(false);
+    expect(isPromqlDivision('1 - a / b')).toBe(false);
+    expect(isPromqlDivision('histogram_quantile(0.95, sum by (le) (rate(x[1m])))')).toBe(false);
+    expect(isPromqlDivision('vector(0)')).toBe(false);
+  });
+
+  it('CloudWatch metric math: a / outermost, nothing added or subtracted outside parentheses', () => {
+    expect(isMathDivision('errors / requests')).toBe(true);
+    expect(isMathDivision('m1 / m2')).toBe(true);
+    expect(isMathDivision('100 * errors / requests')).toBe(false);
+    expect(isMathDivision('(requests - errors) / requests')).toBe(true);
+    expect(isMathDivision('errors / requests * 100')).toBe(false);
+    expect(isMathDivision('1 - errors / requests')).toBe(false);
+    expect(isMathDivision('SUM(METRICS())')).toBe(false);
+  });
+});
