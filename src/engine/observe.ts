@@ -50,47 +50,49 @@ interface RuleProgress {
   count: number;
 }
 
-/** The latest experiment state, kept current by a poll that runs beside the ticks. */
-class StatePoll {
-  latest: ExperimentState | undefined;
-  terminal: ExperimentState | undefined;
+/**
+ * Asks one question on a cadence beside the ticks (the experiment state, a mid-run check) so that a slow
+ * answer delays no tick: the loop reads `done`, `failures` and `lastError` when it needs them.
+ */
+class Poll<T> {
+  /** Set once `settle` accepted an answer as final (a terminal state, a check that found something). */
+  done: T | undefined;
   failures = 0;
   lastError = '';
   private readonly ctl = new AbortController();
   private loop: Promise<void> | undefined;
 
   constructor(
-    private readonly run: RunShared,
-    private readonly d: ObserveDeps,
+    private readonly clock: RunShared['clock'],
     private readonly everyMs: number,
-    private readonly onTerminal: () => void,
+    private readonly ask: (signal: AbortSignal, at: number) => Promise<T>,
+    /** True when the answer ends the poll. */
+    private readonly settle: (answer: T) => boolean,
+    private readonly onError: (message: string) => void,
+    private readonly wake: () => void,
   ) {}
 
   start(): void {
     const signal = this.ctl.signal;
     this.loop = (async () => {
-      while (!signal.aborted && !this.terminal) {
-        const asked = this.run.clock.now();
+      while (!signal.aborted && this.done === undefined) {
+        const asked = this.clock.now();
         try {
-          const s = await this.d.readState(signal);
+          const answer = await this.ask(signal, asked);
           if (signal.aborted) break;
           this.failures = 0;
-          this.latest = s;
-          if (this.d.noteState(s)) {
-            this.terminal = s;
-            this.onTerminal();
+          if (this.settle(answer)) {
+            this.done = answer;
+            this.wake();
             break;
           }
         } catch (error) {
           if (signal.aborted) break;
           this.failures++;
           this.lastError = errorMessage(error);
-          this.run.event(
-            'error',
-            `reading the FIS experiment state failed: ${this.lastError}${this.run.offset()}`,
-          );
+          this.onError(this.lastError);
         }
-        await this.run.clock.sleep(Math.max(0, asked + this.everyMs - this.run.clock.now()), signal);
+        await this.clock.sleep(Math.max(0, asked + this.everyMs - this.clock.now()), signal);
       }
     })();
   }
@@ -100,6 +102,9 @@ class StatePoll {
     await this.loop;
   }
 }
+
+/** How long one mid-run check may take (an incident query, the kill-switch alarm). */
+const MID_RUN_CHECK_DEADLINE_MS = 5_000;
 
 export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd> {
   const { plan, clock } = run;
@@ -112,24 +117,48 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
   // The wake signal interrupts the tick's sleep when FIS reports the end.
   let wake = new AbortController();
   const pollEvery = Math.min(Math.max(intervalMs, 1_000), 5_000);
-  const poll = new StatePoll(run, d, pollEvery, () => wake.abort());
+  const poll = new Poll<ExperimentState>(
+    clock,
+    pollEvery,
+    (signal) => d.readState(signal),
+    (s) => d.noteState(s),
+    (message) => run.event('error', `reading the FIS experiment state failed: ${message}${run.offset()}`),
+    () => wake.abort(),
+  );
   poll.start();
-  const checks = d.midRun.map((check) => new CheckPoll(run, check, pollEvery, () => wake.abort()));
-  for (const c of checks) c.start();
+  const checks = d.midRun.map((check) => {
+    const p = new Poll<string | null>(
+      clock,
+      pollEvery,
+      (signal, at) =>
+        within(
+          clock,
+          MID_RUN_CHECK_DEADLINE_MS,
+          `mid-run check ${check.name}`,
+          (s) => check.check(at, s),
+          signal,
+        ),
+      (found) => found !== null,
+      (message) => run.event('error', `${message}${run.offset()}`, { check: check.name }),
+      () => wake.abort(),
+    );
+    return { check, poll: p };
+  });
+  for (const c of checks) c.poll.start();
   let blindStreak = 0;
   let prev = injectedAt;
   let next = injectedAt + intervalMs;
   try {
     for (;;) {
       wake = new AbortController();
-      if (!poll.terminal) await sleepUntil(run, next, wake.signal);
+      if (!poll.done) await sleepUntil(run, next, wake.signal);
       if (run.cancelled()) {
         const reason = `cancelled by ${run.cancelReason()}${run.offset()}`;
         run.event('signal', reason, { signal: run.cancelReason() });
         run.event('abort', reason, { cause: 'cancelled', verdict: 'aborted' });
         return { kind: 'stop', reason };
       }
-      if (poll.terminal) return terminalEnd(run, poll.terminal);
+      if (poll.done) return terminalEnd(run, poll.done);
       const abortFile = d.abortFileHit();
       if (abortFile !== undefined) {
         const reason = `abort file ${abortFile} found${run.offset()}`;
@@ -142,23 +171,23 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
       const end = evaluate(run, m, rules, blindStreak, intervalMs, seen);
       blindStreak = end.blindStreak;
       if (end.stop) return { kind: 'stop', reason: end.stop };
-      if (poll.terminal) return terminalEnd(run, poll.terminal);
+      if (poll.done) return terminalEnd(run, poll.done);
       if (poll.failures >= blindAfter) {
         const reason = `the FIS experiment state could not be read ${poll.failures} times in a row (${poll.lastError})${run.offset()}`;
         run.event('error', reason, { fatal: true });
         return { kind: 'stop', reason };
       }
-      for (const c of checks) {
-        if (c.found !== undefined) {
-          const reason = `${c.check.name}: ${c.found}${run.offset()}`;
-          run.event('abort', reason, { cause: 'mid-run', check: c.check.name, verdict: 'aborted' });
+      for (const { check, poll: c } of checks) {
+        if (c.done) {
+          const reason = `${check.name}: ${c.done}${run.offset()}`;
+          run.event('abort', reason, { cause: 'mid-run', check: check.name, verdict: 'aborted' });
           return { kind: 'stop', reason };
         }
         // A check that cannot answer leaves the run unable to see what it guards: a few misses are
         // journaled; blindAfter in a row fail the run closed.
         if (c.failures >= blindAfter) {
           throw new Error(
-            `mid-run check ${c.check.name} failed ${c.failures} times in a row: ${c.lastError}${run.offset()}`,
+            `mid-run check ${check.name} failed ${c.failures} times in a row: ${c.lastError}${run.offset()}`,
           );
         }
       }
@@ -171,63 +200,7 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
       next = Math.max(next + intervalMs, clock.now());
     }
   } finally {
-    await Promise.all([poll.stop(), ...checks.map((c) => c.stop())]);
-  }
-}
-
-/** How long one mid-run check may take (an incident query, the kill-switch alarm). */
-const MID_RUN_CHECK_DEADLINE_MS = 5_000;
-
-/** A mid-run check, polled beside the ticks like the experiment state: a slow one delays no tripwire. */
-class CheckPoll {
-  found: string | undefined;
-  failures = 0;
-  lastError = '';
-  private readonly ctl = new AbortController();
-  private loop: Promise<void> | undefined;
-
-  constructor(
-    private readonly run: RunShared,
-    readonly check: MidRunCheck,
-    private readonly everyMs: number,
-    private readonly onFound: () => void,
-  ) {}
-
-  start(): void {
-    const signal = this.ctl.signal;
-    const { clock } = this.run;
-    this.loop = (async () => {
-      while (!signal.aborted && this.found === undefined) {
-        const asked = clock.now();
-        try {
-          const result = await within(
-            clock,
-            MID_RUN_CHECK_DEADLINE_MS,
-            `mid-run check ${this.check.name}`,
-            (s) => this.check.check(asked, s),
-            signal,
-          );
-          if (signal.aborted) break;
-          this.failures = 0;
-          if (result !== null) {
-            this.found = result;
-            this.onFound();
-            break;
-          }
-        } catch (error) {
-          if (signal.aborted) break;
-          this.failures++;
-          this.lastError = errorMessage(error);
-          this.run.event('error', `${this.lastError}${this.run.offset()}`, { check: this.check.name });
-        }
-        await clock.sleep(Math.max(0, asked + this.everyMs - clock.now()), signal);
-      }
-    })();
-  }
-
-  async stop(): Promise<void> {
-    this.ctl.abort();
-    await this.loop;
+    await Promise.all([poll.stop(), ...checks.map((c) => c.poll.stop())]);
   }
 }
 
