@@ -10,7 +10,7 @@
 // measurement) without touching the committed dist/.
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { URL } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -36,12 +36,17 @@ const zodEnglishOnly = {
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
-        ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' }
+        ? {
+            // A path relative to the project: esbuild hashes a plugin namespace's paths as given, and an
+            // absolute one would make the chunk names depend on where the repository is checked out.
+            path: relative(process.cwd(), join(dirname(args.importer), '../locales/en.js')),
+            namespace: 'zod-locales',
+          }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: dirname(args.path),
+      contents: `export { default as en } from './${basename(args.path)}';`,
+      resolveDir: resolve(dirname(args.path)),
     }));
   },
 };
