@@ -6,6 +6,7 @@
 import { readFileBoundedSync } from '../files/read.js';
 import { DEADLINES, withDeadline } from '../net/deadline.js';
 import type { GitHubContext } from '../report/github.js';
+import { errorMessage } from '../errors/message.js';
 
 /** The public API when `GITHUB_API_URL` is unset (outside Actions, or older runners). */
 export const DEFAULT_API_URL = 'https://api.github.com';
@@ -30,7 +31,7 @@ export function readEvent(env: Record<string, string | undefined>): EventPayload
       return { ok: false, error: `the event payload ${path} is not a JSON object` };
     return { ok: true, payload: json as Record<string, unknown> };
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    return { ok: false, error: errorMessage(err) };
   }
 }
 
@@ -205,7 +206,7 @@ export async function decideTrust(o: {
     } catch (err) {
       return {
         trusted: false,
-        why: `issue_comment on pull request #${number}: its head repository cannot be checked (${err instanceof Error ? err.message : String(err)})`,
+        why: `issue_comment on pull request #${number}: its head repository cannot be checked (${errorMessage(err)})`,
       };
     }
     const problem = sameRepo(repos.head, repos.base, repository);

@@ -6,6 +6,7 @@
  */
 import { readFileBoundedSync } from '../files/read.js';
 import { MAX_EVENT_PAYLOAD_BYTES } from './context.js';
+import { errorMessage } from '../errors/message.js';
 
 /**
  * Why the event payload cannot be read as JSON at all (missing, not a regular file, too large, not
@@ -19,7 +20,7 @@ export function unreadableEvent(env: Record<string, string | undefined>): string
     JSON.parse(readFileBoundedSync(path, { what: 'event payload', maxBytes: MAX_EVENT_PAYLOAD_BYTES }).text);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

@@ -6,6 +6,7 @@ import { defaultDeps } from './wiring.js';
 import { isBadInput } from '../errors/bad-input.js';
 import { registerEnvironmentSecrets } from '../security/environment.js';
 import { redact, secrets } from '../security/redact.js';
+import { errorMessage } from '../errors/message.js';
 
 /**
  * Signals GitHub sends a cancelled step (SIGINT, then SIGTERM ~7.5 s later, then SIGKILL 2.5 s after
@@ -37,7 +38,7 @@ export async function run(deps?: (signal: AbortSignal) => ActionDeps): Promise<v
     const code = await runFromInputs(inputs, (deps ?? defaultDeps)(controller.signal));
     process.exitCode = code;
   } catch (err) {
-    core.setFailed(redact(`chaos-gate: ${err instanceof Error ? err.message : String(err)}`));
+    core.setFailed(redact(`chaos-gate: ${errorMessage(err)}`));
     process.exitCode = isBadInput(err) ? EXIT_BAD_INPUT : 1;
   }
 }

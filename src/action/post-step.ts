@@ -13,6 +13,7 @@ import type { ConclusionPolicy } from '../report/common.js';
 import { GitHubReporter, type GitHubReporterOptions } from '../report/github.js';
 import { githubContextFromEnv } from './context.js';
 import { STATE } from './state.js';
+import { errorMessage } from '../errors/message.js';
 
 /** The outcome of stopping an experiment: `verified` only once FIS reports a terminal state. */
 export interface StopOutcome {
@@ -51,9 +52,7 @@ function journalOf(deps: PostDeps): Journal | undefined {
   try {
     return readJournal(path);
   } catch (err) {
-    deps.log.warning(
-      `chaos-gate post: could not read the journal ${path}: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    deps.log.warning(`chaos-gate post: could not read the journal ${path}: ${errorMessage(err)}`);
     return undefined;
   }
 }
@@ -91,7 +90,7 @@ export async function runPostStep(
       try {
         outcome = await deps.stopExperiment(experimentId, region);
       } catch (err) {
-        outcome = { verified: false, detail: err instanceof Error ? err.message : String(err) };
+        outcome = { verified: false, detail: errorMessage(err) };
       }
       verified = outcome.verified;
       if (verified) lines.push(`Experiment \`${experimentId}\`: stop verified (${outcome.detail}).`);

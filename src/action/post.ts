@@ -1,5 +1,6 @@
 /** Entry of the post step: separate from main so its bundle carries only what cleanup needs. */
 import { unreadableEvent } from './event-guard.js';
+import { errorMessage } from '../errors/message.js';
 
 // Same reason as in index.ts: the SDK's Node-version notice is noise in the step's log.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -13,6 +14,6 @@ if (unreadableEvent(process.env) !== undefined) {
   const { runPostStep } = await import('./post-step.js');
   const { defaultPostDeps } = await import('./post-wiring.js');
   await runPostStep(defaultPostDeps()).catch((err: unknown) => {
-    core.setFailed(`chaos-gate post: ${err instanceof Error ? err.message : String(err)}`);
+    core.setFailed(`chaos-gate post: ${errorMessage(err)}`);
   });
 }

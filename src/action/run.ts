@@ -27,6 +27,7 @@ import type { ActionInputs } from './inputs.js';
 import { STATE } from './state.js';
 import { outputsFromJournal, outputsWithoutJournal, type ActionOutputs } from './outputs.js';
 import { stepLog, type StepLog } from './step-log.js';
+import { errorMessage } from '../errors/message.js';
 
 export { STATE };
 
@@ -106,7 +107,7 @@ function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
 }
 
 function message(err: unknown): string {
-  return redact(err instanceof Error ? err.message : String(err));
+  return redact(errorMessage(err));
 }
 
 /**

@@ -3,14 +3,59 @@
  * the line, the field, the value and what was expected; the line is looked up only when something is
  * wrong, so a valid multi-million-record log pays for one JSON.parse and one pass.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import {
+  DocumentError,
+  formatIssue,
+  formatPath,
+  parseYamlDocument,
+  type DocumentIssue,
+  type DocumentOptions,
+  type Position,
+} from '../files/document.js';
+import { readIssue } from '../files/load.js';
+import { FileReadError, readFileBounded } from '../files/read.js';
+import { errorMessage } from '../errors/message.js';
 import { JournalError, parseJournal } from '../journal/read.js';
 import type { Journal } from '../journal/types.js';
 import type { RequestLog, RequestRecord } from './scan.js';
 
-/** Bad scan input: the message already names file, line, field, value and expectation. */
+/**
+ * Largest scan input read. `scan` is offline analysis of long runs (a 30-day journal of 10 s measurements
+ * is under 100 MB as JSON); 256 MiB leaves room and stays well under V8's largest string (~512 MiB).
+ */
+export const MAX_SCAN_INPUT_BYTES = 256 * 1024 * 1024;
+
+/** Bad scan input: the message names file, line, field, value and expectation (`issue` when located). */
 export class ScanInputError extends Error {
   override name = 'ScanInputError';
+  constructor(
+    message: string,
+    readonly issue?: DocumentIssue,
+  ) {
+    super(message);
+  }
+}
+
+function scanFile(file: string): DocumentOptions {
+  return { file, what: 'scan input', maxBytes: MAX_SCAN_INPUT_BYTES, limitName: 'MAX_SCAN_INPUT_BYTES' };
+}
+
+function located(issue: DocumentIssue): ScanInputError {
+  return new ScanInputError(formatIssue(issue), issue);
+}
+
+/** Reads `path` (a regular file, capped while reading) and parses it; `file` names it in messages. */
+export async function loadScanInput(path: string, file: string = path): Promise<ScanInput> {
+  let text: string;
+  try {
+    text = (
+      await readFileBounded(path, { what: 'scan input', maxBytes: MAX_SCAN_INPUT_BYTES, display: file })
+    ).text;
+  } catch (error) {
+    if (error instanceof FileReadError) throw located(readIssue(error, scanFile(file)));
+    throw error;
+  }
+  return parseScanInput(text, file);
 }
 
 export type ScanInput = { kind: 'journal'; journal: Journal } | { kind: 'request-log'; log: RequestLog };
@@ -32,16 +77,29 @@ export function parseScanInput(text: string, file: string): ScanInput {
         throw journalError;
       }
     }
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
-    const position = /position (\d+)/.exec(message);
-    const line = position ? lineAtOffset(text, Number(position[1])) : firstSyntaxErrorLine(text);
-    throw new ScanInputError(`${file}${line ? `:${line}` : ''}: not valid JSON (${message})`);
+    const message = errorMessage(error).replace(/\s+/g, ' ');
+    const offset = /position (\d+)/.exec(message);
+    const position = offset ? positionAtOffset(text, Number(offset[1])) : firstSyntaxError(text, file);
+    throw located({
+      file,
+      ...(position ?? { line: 1, column: 1 }),
+      field: '',
+      expected: 'valid JSON',
+      message: `not valid JSON (${message}); expected valid JSON`,
+    });
   }
   const fail = (path: Path, value: unknown, expected: string): never => {
-    const line = lineOfPath(text, path);
-    throw new ScanInputError(
-      `${file}${line ? `:${line}` : ''}: ${formatPath(path)} is ${describe(value)}; expected ${expected}`,
-    );
+    throw located({
+      file,
+      ...positionOfPath(text, file, path),
+      field: formatPath(path),
+      ...(value === undefined ? {} : { value }),
+      expected,
+      message:
+        value === undefined
+          ? `required field is missing; expected ${expected}`
+          : `${describe(value)} is not valid; expected ${expected}`,
+    });
   };
   if (!isObject(data)) return fail([], data, 'a chaos-gate journal or a request log object');
   if (data['kind'] === 'chaos-gate-journal') return { kind: 'journal', journal: checkJournal(data, fail) };
@@ -128,36 +186,42 @@ function isObject(x: unknown): x is Record<string, unknown> {
 }
 
 function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function formatPath(path: Path): string {
-  if (path.length === 0) return 'the document';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}
-
 /** Node 20's JSON.parse does not always say where it failed; yaml's parser (JSON is YAML) does. */
-function firstSyntaxErrorLine(text: string): number | undefined {
-  const doc = parseDocument(text, { lineCounter: new LineCounter() });
-  return doc.errors[0]?.linePos?.[0].line;
-}
-
-function lineAtOffset(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-
-/** The 1-based line of the deepest existing node on `path` (JSON is YAML, so yaml's positions serve). */
-function lineOfPath(text: string, path: Path): number | undefined {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter });
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-    if (range) return lineCounter.linePos(range[0]).line;
+function firstSyntaxError(text: string, file: string): Position | undefined {
+  try {
+    parseYamlDocument(text, scanFile(file));
+  } catch (error) {
+    const first = error instanceof DocumentError ? error.issues[0] : undefined;
+    if (first) return { line: first.line, column: first.column };
   }
   return undefined;
+}
+
+function positionAtOffset(text: string, offset: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: Math.min(offset, text.length) - lineStart + 1 };
+}
+
+/**
+ * Where `path` (or its nearest written parent) is in the text, through the one loader (JSON is YAML).
+ * Looked up only when something is wrong; text the loader refuses is pointed at from its start.
+ */
+function positionOfPath(text: string, file: string, path: Path): Position {
+  try {
+    const doc = parseYamlDocument(text, scanFile(file));
+    return doc.locate(path) ?? doc.nearest(path);
+  } catch {
+    return { line: 1, column: 1 };
+  }
 }

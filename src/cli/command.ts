@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { errorMessage } from '../errors/message.js';
 
 /** The shape of one CLI subcommand. Commands parse their own flags and call one engine function. */
 export interface CliIo {
@@ -58,7 +59,7 @@ export function flagProblem(
   options: NonNullable<ParseArgsConfig['options']>,
 ): string {
   const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const option = optionIn(message);
   const known = Object.entries(options).map(([name, spec]) => described(name, spec));
   const expected = known.length > 0 ? `one of ${[...known, '--help'].join(', ')}` : 'no options but --help';

@@ -32,7 +32,7 @@ export type LocatedRefusal = GateRefusal & { gate: string };
  */
 export async function staticStageRefusals(
   loaded: LoadedPlan,
-  options: Pick<GateOptions, 'policy' | 'readPlanFile'>,
+  options: Pick<GateOptions, 'policy' | 'catalog'>,
   now: number,
 ): Promise<LocatedRefusal[]> {
   const ctx: GateContext = { plan: loaded.plan, now, record: () => undefined };

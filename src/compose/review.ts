@@ -11,7 +11,8 @@ import type { JournalEvent } from '../journal/types.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { planRunDurationMs } from '../plan/refusals.js';
 import { formatDuration } from '../plan/duration.js';
-import { countReaderFromSources, loadPolicy } from '../preflight/index.js';
+import { countReaderFromSources } from '../preflight/index.js';
+import { loadPolicy, readCatalog } from './inputs.js';
 import { planFileReader } from '../files/read.js';
 import { failoverReasons, modelFailover, type FailoverInputs } from '../analysis/failover.js';
 import { runGates } from './gates.js';
@@ -102,7 +103,10 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     : undefined;
   const tagging = clients ? createTaggingClient({ region: clients.region }) : undefined;
   const preflight = runGates(loaded, {
-    readPlanFile: planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
+    catalog: await readCatalog(
+      plan,
+      planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
+    ),
     policy,
     ...(clients ? { killSwitch: killSwitchProbe(clients) } : {}),
     ...(clients && sources && plan.budget

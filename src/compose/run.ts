@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
 import { runGates } from './gates.js';
+import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
@@ -34,7 +35,8 @@ import {
   type MetricSources,
   type PrometheusInputs,
 } from '../metrics/index.js';
-import { countReaderFromSources, loadPolicy, measuredDamage, withDebit } from '../preflight/index.js';
+import { countReaderFromSources, measuredDamage, withDebit } from '../preflight/index.js';
+import { loadPolicy, readCatalog } from './inputs.js';
 import type { IncidentProbe } from '../preflight/incidents.js';
 import { scrapeUrlFields, type Plan } from '../plan/schema.js';
 import { expandEnv, resolvePlanEnv, type PlanEnv } from '../plan/env.js';
@@ -141,7 +143,9 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   registerPlanSecrets(plan, planEnv);
   const clients = createAwsClients({ region: o.awsRegion, env: o.env });
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
-  const prometheus = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
+  const fromInputs = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
+  // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
+  const prometheus = fromInputs && { ...fromInputs, clock };
   const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
   await o.onPlanLoaded?.(loaded);
   const tagging = createTaggingClient({ region: clients.region });
@@ -157,7 +161,10 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   });
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id);
   const preflight = runGates(loaded, {
-    readPlanFile: planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
+    catalog: await readCatalog(
+      plan,
+      planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
+    ),
     policy,
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: killSwitchProbe(clients),
@@ -199,10 +206,9 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     injector,
     lease,
     gates: preflight.gates,
-    midRun: preflight.midRun,
+    midRun: withAbortFile(o.abortFile, preflight.midRun),
     journal,
     signal: o.signal,
-    abortFile: o.abortFile,
     onTick: o.onTick,
     onEvent: o.onEvent,
     onExperimentId: o.onExperimentId,

@@ -7,7 +7,8 @@
 import { dirname, resolve } from 'node:path';
 import { planFileReader } from '../files/read.js';
 import { formatIssue, loadPlan, PlanError, type PlanIssue } from '../plan/load.js';
-import { loadPolicy, PolicyError } from '../preflight/policy.js';
+import { PolicyError } from '../preflight/policy.js';
+import { loadPolicy, readCatalog } from './inputs.js';
 import { staticStageRefusals, type LocatedRefusal } from './gates.js';
 
 /** What `validate` found; `--json` prints it as is (stable keys, in this order). */
@@ -38,11 +39,8 @@ export async function validatePlanFile(file: string, o: ValidateOptions): Promis
   try {
     const loaded = await loadPlan(path, file);
     const policy = o.policy === undefined ? undefined : await loadPolicy(resolve(o.cwd, o.policy), o.policy);
-    const refusals = await staticStageRefusals(
-      loaded,
-      { policy, readPlanFile: planFileReader(dirname(path), o.workspace ?? o.cwd) },
-      o.now ?? Date.now(),
-    );
+    const catalog = await readCatalog(loaded.plan, planFileReader(dirname(path), o.workspace ?? o.cwd));
+    const refusals = await staticStageRefusals(loaded, { policy, catalog }, o.now ?? Date.now());
     return { valid: refusals.length === 0, file, digest: loaded.digest, issues: [], refusals };
   } catch (error) {
     if (error instanceof PlanError || error instanceof PolicyError)

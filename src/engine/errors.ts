@@ -1,10 +1,8 @@
 /** Error helpers the engine shares: one wording of an unknown error, and the refusal behind a wrapped one. */
+import { errorMessage } from '../errors/message.js';
 import { InjectorRefusal } from '../injector/injector.js';
 
-/** The message of anything thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { errorMessage } from '../errors/message.js';
 
 /** The InjectorRefusal behind an error, if any (`step()` wraps errors with context, keeping the cause). */
 export function refusalOf(error: unknown): InjectorRefusal | undefined {

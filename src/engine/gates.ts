@@ -55,8 +55,15 @@ export interface Gate {
   refusals?(ctx: GateContext): Promise<GateRefusal[]>;
 }
 
-/** Checked every tick while the fault may be on (e.g. an incident opened): non-null aborts the run. */
+/** Checked while the fault may be on (e.g. an incident opened, the abort file appeared): non-null aborts the run. */
 export interface MidRunCheck {
   name: string;
   check(now: number, signal?: AbortSignal): Promise<string | null>;
+  /**
+   * `poll` (default): asked on its own cadence beside the ticks, so a slow answer (a network query) delays
+   * none; the abort reads `<name>: <answer>`. `tick`: asked and awaited on every tick before the
+   * measurement — for instant local questions such as a human's stop button; its answer is the whole
+   * reason and its name the journaled abort cause.
+   */
+  cadence?: 'poll' | 'tick' | undefined;
 }

@@ -39,8 +39,6 @@ export interface ObserveDeps {
   readState(signal: AbortSignal): Promise<ExperimentState>;
   noteState(s: ExperimentState): boolean;
   midRun: MidRunCheck[];
-  /** The abort file's path when it exists (a human's stop button), else undefined. */
-  abortFileHit(): string | undefined;
 }
 
 interface RuleProgress {
@@ -106,6 +104,37 @@ class Poll<T> {
 /** How long one mid-run check may take (an incident query, the kill-switch alarm). */
 const MID_RUN_CHECK_DEADLINE_MS = 5_000;
 
+/**
+ * One answer of a `tick` mid-run check. A failure is journaled and counts like a polled check's: blindAfter
+ * in a row fail the run closed, since the run can no longer see what the check guards.
+ */
+async function askOnTick(
+  run: RunShared,
+  check: MidRunCheck,
+  failures: Map<string, number>,
+  blindAfter: number,
+): Promise<string | null> {
+  try {
+    const at = run.clock.now();
+    const found = await within(run.clock, MID_RUN_CHECK_DEADLINE_MS, `mid-run check ${check.name}`, (s) =>
+      check.check(at, s),
+    );
+    failures.set(check.name, 0);
+    return found;
+  } catch (error) {
+    const count = (failures.get(check.name) ?? 0) + 1;
+    failures.set(check.name, count);
+    const message = errorMessage(error);
+    if (count >= blindAfter) {
+      throw new Error(
+        `mid-run check ${check.name} failed ${count} times in a row: ${message}${run.offset()}`,
+      );
+    }
+    run.event('error', `mid-run check ${check.name}: ${message}${run.offset()}`, { check: check.name });
+    return null;
+  }
+}
+
 export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd> {
   const { plan, clock } = run;
   const intervalMs = plan.hypothesis.interval;
@@ -126,24 +155,28 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
     () => wake.abort(),
   );
   poll.start();
-  const checks = d.midRun.map((check) => {
-    const p = new Poll<string | null>(
-      clock,
-      pollEvery,
-      (signal, at) =>
-        within(
-          clock,
-          MID_RUN_CHECK_DEADLINE_MS,
-          `mid-run check ${check.name}`,
-          (s) => check.check(at, s),
-          signal,
-        ),
-      (found) => found !== null,
-      (message) => run.event('error', `${message}${run.offset()}`, { check: check.name }),
-      () => wake.abort(),
-    );
-    return { check, poll: p };
-  });
+  const tickChecks = d.midRun.filter((check) => check.cadence === 'tick');
+  const tickFailures = new Map<string, number>();
+  const checks = d.midRun
+    .filter((check) => check.cadence !== 'tick')
+    .map((check) => {
+      const p = new Poll<string | null>(
+        clock,
+        pollEvery,
+        (signal, at) =>
+          within(
+            clock,
+            MID_RUN_CHECK_DEADLINE_MS,
+            `mid-run check ${check.name}`,
+            (s) => check.check(at, s),
+            signal,
+          ),
+        (found) => found !== null,
+        (message) => run.event('error', `${message}${run.offset()}`, { check: check.name }),
+        () => wake.abort(),
+      );
+      return { check, poll: p };
+    });
   for (const c of checks) c.poll.start();
   let blindStreak = 0;
   let prev = injectedAt;
@@ -159,11 +192,13 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
         return { kind: 'stop', reason };
       }
       if (poll.done) return terminalEnd(run, poll.done);
-      const abortFile = d.abortFileHit();
-      if (abortFile !== undefined) {
-        const reason = `abort file ${abortFile} found${run.offset()}`;
-        run.event('abort', reason, { cause: 'abort-file', verdict: 'aborted' });
-        return { kind: 'stop', reason };
+      for (const check of tickChecks) {
+        const found = await askOnTick(run, check, tickFailures, blindAfter);
+        if (found !== null) {
+          const reason = `${found}${run.offset()}`;
+          run.event('abort', reason, { cause: check.name, verdict: 'aborted' });
+          return { kind: 'stop', reason };
+        }
       }
       const m = await d.measurer.measure('fault', prev, next + intervalMs);
       prev = m.at;

@@ -8,7 +8,6 @@
  * loop: ticks on the clock, the state poll beside them, abort rules in time), `lease.ts` (heartbeats
  * only while the loop makes progress), `stop.ts` (stop, verify, escalate to the lease), `deadline.ts`.
  */
-import { existsSync } from 'node:fs';
 import type { Clock } from '../clock/clock.js';
 import type { Gate, GateContext, MidRunCheck } from './gates.js';
 import type { Plan } from '../plan/schema.js';
@@ -79,8 +78,6 @@ export interface RunDeps {
   journal: JournalWriter;
   /** Cancellation (SIGINT/SIGTERM from the front door); `signal.reason` names it. */
   signal?: AbortSignal | undefined;
-  /** A file whose existence aborts the run (a human's stop button). */
-  abortFile?: string | undefined;
   onTick?: ((m: Measurement) => void) | undefined;
   onEvent?: ((e: JournalEvent) => void) | undefined;
   /** Called the moment the experiment id is known, so the front door can save it for the post step. */
@@ -378,10 +375,6 @@ class GateRun implements RunShared {
         ),
       noteState: (s) => this.noteState(s),
       midRun: this.deps.midRun ?? [],
-      abortFileHit: () => {
-        const f = this.deps.abortFile;
-        return f !== undefined && existsSync(f) ? f : undefined;
-      },
     });
     const reason =
       end.kind === 'stop'

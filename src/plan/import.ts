@@ -8,12 +8,23 @@
  *
  * Pure: the CLI reads the template (from FIS by id, or from a saved file) and writes the text.
  */
-import { Document, isMap, isScalar, parseDocument, LineCounter, type Node as YamlNode } from 'yaml';
+import { Document, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
+import {
+  DocumentError,
+  formatPath,
+  locateField,
+  parseYamlDocument,
+  valueAt,
+  type DocumentIssue,
+  type DocumentOptions,
+  type ParsedDocument,
+  type Position,
+} from '../files/document.js';
+import { describeIssue } from '../files/validate.js';
 import { Fis } from './fis.js';
 import { isoDurationMs } from './fis-actions.js';
 import { formatDuration } from './duration.js';
-import { formatPath, locateField, type PlanIssue } from './load.js';
 import { placeholder, placeholderFields } from './placeholders.js';
 
 /** A template as FIS returns it (GetExperimentTemplate) or takes it (CreateExperimentTemplate input). */
@@ -40,19 +51,14 @@ export interface ImportSource {
   templateId?: string | undefined;
 }
 
+/** Largest template file read: a 20-action template (the FIS maximum) is a few tens of KiB. */
+export const MAX_TEMPLATE_BYTES = 256 * 1024;
+
 /** Thrown when the input is not a template; every issue names file:line:col, the field, the value and what is expected. */
-export class ImportError extends Error {
+export class ImportError extends DocumentError {
   override name = 'ImportError';
-  constructor(
-    readonly file: string,
-    readonly issues: PlanIssue[],
-  ) {
-    super(
-      `${file}: not an FIS experiment template (${issues.length} ${issues.length === 1 ? 'issue' : 'issues'})\n` +
-        issues
-          .map((i) => `${i.file}:${i.line}:${i.column}: ${i.field ? `${i.field}: ` : ''}${i.message}`)
-          .join('\n'),
-    );
+  constructor(file: string, issues: DocumentIssue[]) {
+    super(file, issues, 'FIS experiment template');
   }
 }
 
@@ -165,22 +171,23 @@ export function planFromTemplate(
   const parsed = Fis.safeParse(section);
   if (!parsed.success) {
     const file = opts.file ?? source.label;
-    const issues = parsed.error.issues.map((issue): PlanIssue => {
+    const issues = parsed.error.issues.map((issue): DocumentIssue => {
       const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
       const where = opts.sourceText
         ? locateField(opts.sourceText, [...(opts.fieldPrefix ?? []), ...path])
         : undefined;
-      let value: unknown = section;
-      for (const k of path) value = (value as Record<string | number, unknown> | undefined)?.[k];
-      const shown = value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 80);
+      const value = valueAt(section, path);
+      const { expected, message } = describeIssue(issue, value, path, Fis, {
+        noun: 'FIS experiment template',
+      });
       return {
         file,
         line: where?.line ?? 1,
         column: where?.column ?? 1,
         field: formatPath([...(opts.fieldPrefix ?? []), ...path]),
         ...(value === undefined ? {} : { value }),
-        expected: issue.message,
-        message: `${shown} is not valid; expected ${issue.message}`,
+        expected,
+        message,
       };
     });
     throw new ImportError(file, issues);
@@ -256,24 +263,41 @@ export function readTemplateFile(
   text: string,
   file: string,
 ): { template: TemplateInput; fieldPrefix: (string | number)[] } {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const fail = (message: string, offset = 0): never => {
-    const p = lineCounter.linePos(offset);
+  return templateFromDocument(parseYamlDocument(text, templateFile(file)));
+}
+
+/** How the one loader reads a saved template named `file`. */
+export function templateFile(file: string): DocumentOptions {
+  return {
+    file,
+    what: 'template file',
+    maxBytes: MAX_TEMPLATE_BYTES,
+    limitName: 'MAX_TEMPLATE_BYTES',
+    error: (f, issues) => new ImportError(f, issues),
+  };
+}
+
+/** {@link readTemplateFile} for a document the one loader already parsed. */
+export function templateFromDocument(doc: ParsedDocument): {
+  template: TemplateInput;
+  fieldPrefix: (string | number)[];
+} {
+  const file = doc.file;
+  const fail = (message: string, at: Position = { line: 1, column: 1 }): never => {
     throw new ImportError(file, [
-      { file, line: p.line, column: p.col, field: '', expected: 'an FIS experiment template', message },
+      { file, ...at, field: '', expected: 'an FIS experiment template', message },
     ]);
   };
-  if (doc.errors.length) fail(`not valid JSON or YAML: ${doc.errors[0]!.message}`, doc.errors[0]!.pos[0]);
-  if (!isMap(doc.contents))
-    fail(
+  const data = doc.data;
+  if (!isRecord(data))
+    return fail(
       'expected an object: the output of aws fis get-experiment-template or a CreateExperimentTemplate input',
     );
-  const data = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
   const wrapped = data.experimentTemplate !== undefined;
-  const template = (wrapped ? data.experimentTemplate : data) as Record<string, unknown>;
-  if (template === null || typeof template !== 'object' || Array.isArray(template))
-    fail('experimentTemplate is not an object');
+  const template = wrapped ? data.experimentTemplate : data;
+  if (!isRecord(template))
+    return fail('experimentTemplate is not an object', doc.locate(['experimentTemplate']));
+  const fieldPrefix = wrapped ? ['experimentTemplate'] : [];
   const known = new Set<string>([
     ...FIELDS,
     'id',
@@ -283,16 +307,13 @@ export function readTemplateFile(
     'lastUpdateTime',
     'targetAccountConfigurationsCount',
   ]);
-  const map = wrapped ? (doc.get('experimentTemplate', true) as unknown) : doc.contents;
-  if (isMap(map))
-    for (const pair of map.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      if (!known.has(key))
-        fail(
-          `unknown field ${key}; expected the fields of an FIS experiment template: ${FIELDS.join(', ')}`,
-          (pair.key as YamlNode | null)?.range?.[0] ?? 0,
-        );
-    }
+  for (const key of Object.keys(template)) {
+    if (!known.has(key))
+      fail(
+        `unknown field ${key}; expected the fields of an FIS experiment template: ${FIELDS.join(', ')}`,
+        doc.locateKey([...fieldPrefix, key]),
+      );
+  }
   const accounts = (template.targetAccountConfigurations ??
     data.targetAccountConfigurations) as TemplateInput['targetAccountConfigurations'];
   return {
@@ -300,6 +321,10 @@ export function readTemplateFile(
       ...(template as TemplateInput),
       ...(accounts ? { targetAccountConfigurations: accounts } : {}),
     },
-    fieldPrefix: wrapped ? ['experimentTemplate'] : [],
+    fieldPrefix,
   };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

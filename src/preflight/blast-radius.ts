@@ -5,9 +5,11 @@
  */
 import type { Gate, GateContext } from '../engine/gates.js';
 import type { ResolvedTarget } from '../injector/injector.js';
-import type { FisTarget, Plan } from '../plan/schema.js';
+import type { CandidateCounter } from '../injector/ports.js';
+import type { Plan } from '../plan/schema.js';
 import { rethrowSetupError } from './setup-error.js';
 import { customResourceRefusals } from './kubernetes-chaos.js';
+import { errorMessage } from '../errors/message.js';
 
 /** The limits a selection is compared with: the stricter of the plan and the policy. */
 export interface BlastLimits {
@@ -68,11 +70,7 @@ export function allowedByPercent(maxPercent: number, available: number): number 
   return Math.floor((maxPercent * available) / 100 + 1e-9);
 }
 
-/** How many candidates a target has before FIS's selection (e.g. a tagging-API count of its tag filter). */
-export interface CandidateCounter {
-  /** `undefined`: this target's candidates cannot be counted (e.g. EKS pods); the no-count rules apply. */
-  candidates(targetName: string, target: FisTarget, signal?: AbortSignal): Promise<number | undefined>;
-}
+export type { CandidateCounter } from '../injector/ports.js';
 
 /** One target's computed selection. */
 export interface TargetSelection {
@@ -326,7 +324,7 @@ export function blastRadiusGate(options: BlastRadiusGateOptions = {}): Gate {
             return {
               pass: false,
               verdict: 'not-run',
-              reason: `cannot count the candidates of target ${name}: ${error instanceof Error ? error.message : String(error)}`,
+              reason: `cannot count the candidates of target ${name}: ${errorMessage(error)}`,
               field: `fis.targets.${name}`,
             };
           }

@@ -18,7 +18,9 @@ import type { MetricSource, SourceKind } from '../metrics/source.js';
 import { sourceKindOf } from '../metrics/source.js';
 import { formatDuration } from '../plan/duration.js';
 import type { Plan } from '../plan/schema.js';
+import type { LedgerReader } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
+import { errorMessage } from '../errors/message.js';
 
 type BudgetSpec = NonNullable<Plan['budget']>;
 /** The error or total query of the budget: exactly one of prometheus, cloudwatch. */
@@ -43,10 +45,7 @@ export interface CountReader {
   ): Promise<CountReading>;
 }
 
-/** What earlier chaos runs debited for `service` within the window ending at `now` (the chaos ledger). */
-export interface LedgerReader {
-  spent(service: string, windowMs: number, now: number): Promise<number>;
-}
+export type { LedgerReader } from '../injector/ports.js';
 
 /** Relative tolerance of budget comparisons; see the module comment. */
 const RELATIVE_TOLERANCE = 1e-9;
@@ -291,8 +290,4 @@ export function budgetGate(options: BudgetGateOptions): Gate {
       return { pass: true, budget: decision.figures, note: describeFigures(decision.figures) };
     },
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

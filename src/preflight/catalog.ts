@@ -5,11 +5,15 @@
  * (`redis ← payment-api ← checkout (shared SPOF)`, read "redis, which payment-api depends on, which
  * checkout depends on").
  */
-import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Gate } from '../engine/gates.js';
 import { refusalsOfCheck } from '../engine/static-gate.js';
-import { FileReadError, type PlanFileReader } from '../files/read.js';
-import { MAX_YAML_ALIASES } from '../plan/load.js';
+import {
+  DocumentError,
+  parseYamlStream,
+  type DocumentIssue,
+  type DocumentOptions,
+  type ParsedDocument,
+} from '../files/document.js';
 
 /** The annotation that marks a shared single point of failure. */
 export const SPOF_ANNOTATION = 'chaos-gate/shared-spof';
@@ -38,17 +42,30 @@ export interface Catalog {
   entities: Map<string, CatalogEntity>;
 }
 
-/** A catalog problem, located in the file. */
-export class CatalogError extends Error {
+/** A catalog that cannot be used; every issue names file:line:col. */
+export class CatalogError extends DocumentError {
   override name = 'CatalogError';
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    detail: string,
-  ) {
-    super(`${file}:${line}: ${detail}`);
+  constructor(file: string, issues: DocumentIssue[]) {
+    super(file, issues, 'catalog');
   }
 }
+
+/** How the one loader reads a catalog named `file` (the front door reads it; see compose/). */
+export function catalogFile(file: string): DocumentOptions {
+  return {
+    file,
+    what: 'catalog',
+    maxBytes: MAX_CATALOG_BYTES,
+    limitName: 'MAX_CATALOG_BYTES',
+    error: (f, issues) => new CatalogError(f, issues),
+  };
+}
+
+/**
+ * The plan's catalog as the front door read it (`blastRadius.catalog.path`): the entities, or why they
+ * could not be had (`catalog-info.yaml:1:1: cannot read the catalog: it does not exist; …`).
+ */
+export type CatalogInput = { catalog: Catalog } | { problem: string };
 
 /**
  * Normalizes an entity reference. Backstage refs are `[kind:][namespace/]name`, case-insensitive; a
@@ -77,47 +94,33 @@ function stringList(v: unknown): string[] {
 
 /** Parses multi-document `catalog-info.yaml` text. `dependencyOf` is folded into the other side's `dependsOn`. */
 export function parseCatalog(text: string, file: string): Catalog {
-  if (Buffer.byteLength(text, 'utf8') > MAX_CATALOG_BYTES) {
-    throw new CatalogError(
-      file,
-      1,
-      `the catalog is larger than ${MAX_CATALOG_BYTES} bytes (MAX_CATALOG_BYTES)`,
-    );
-  }
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false });
-  if (!Array.isArray(docs)) {
-    throw new CatalogError(file, 1, 'not a YAML stream');
-  }
+  return catalogFromDocuments(parseYamlStream(text, catalogFile(file)), file);
+}
+
+/** The catalog of a parsed YAML stream, one entity per document. Throws `CatalogError`. */
+export function catalogFromDocuments(docs: readonly ParsedDocument[], file: string): Catalog {
   const entities = new Map<string, CatalogEntity>();
   const reverse: { from: string; to: string }[] = [];
+  const problem = (doc: ParsedDocument, expected: string, message: string): CatalogError =>
+    new CatalogError(file, [{ file, ...doc.nearest([]), field: '', expected, message }]);
   for (const doc of docs) {
-    // A document's range starts at its `---`; the entity itself starts at its contents.
-    const line = lineCounter.linePos(doc.contents?.range?.[0] ?? doc.range[0]).line;
-    const error = doc.errors[0];
-    if (error)
-      throw new CatalogError(file, lineCounter.linePos(error.pos[0]).line, `YAML syntax: ${error.message}`);
-    let data: unknown;
-    try {
-      data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-    } catch (e) {
-      throw new CatalogError(file, line, e instanceof Error ? e.message : String(e));
-    }
+    const data = doc.data;
     if (data === null || data === undefined) continue;
+    const line = doc.line;
     const entity = asRecord(data);
     const metadata = asRecord(entity?.['metadata']);
     const kind = entity?.['kind'];
     const name = metadata?.['name'];
     if (!entity || typeof kind !== 'string' || !metadata || typeof name !== 'string' || name === '') {
-      throw new CatalogError(
-        file,
-        line,
+      throw problem(
+        doc,
+        'a Backstage catalog entity',
         'an entity needs `kind` and `metadata.name`; expected a Backstage catalog entity',
       );
     }
     const namespace = typeof metadata['namespace'] === 'string' ? metadata['namespace'] : 'default';
     const ref = normalizeRef(`${kind}:${namespace}/${name}`);
-    if (entities.has(ref)) throw new CatalogError(file, line, `${ref} is defined twice`);
+    if (entities.has(ref)) throw problem(doc, 'each entity defined once', `${ref} is defined twice`);
     const spec = asRecord(entity['spec']);
     const annotations = asRecord(metadata['annotations']);
     const spofValue = annotations?.[SPOF_ANNOTATION];
@@ -212,10 +215,10 @@ export function downstreamClosure(catalog: Catalog, targets: readonly string[]):
 
 export interface CatalogGateOptions {
   /**
-   * Reads `blastRadius.catalog.path` (relative to the plan file, confined to the workspace: SPEC §11).
-   * Without one, a plan that names a catalog is refused: the gate never reads a file on its own.
+   * The catalog the plan names, read by the front door (relative to the plan file, confined to the
+   * workspace: SPEC §11). Without it, a plan that names a catalog is refused: the gate reads no file.
    */
-  read?: PlanFileReader | undefined;
+  catalog?: CatalogInput | undefined;
 }
 
 /** The dependency-closure veto as a `static` gate; no catalog in the plan → pass. */
@@ -229,20 +232,13 @@ export function catalogGate(options: CatalogGateOptions): Gate {
     async check(ctx) {
       const spec = ctx.plan.blastRadius.catalog;
       if (!spec) return { pass: true, note: 'no service catalog in the plan' };
-      let catalog: Catalog;
-      try {
-        if (!options.read) throw new Error('no workspace is configured to read it from');
-        const { text } = await options.read(spec.path, 'service catalog', MAX_CATALOG_BYTES);
-        catalog = parseCatalog(text, spec.path);
-      } catch (error) {
-        const detail =
-          error instanceof CatalogError
-            ? error.message
-            : error instanceof FileReadError
-              ? `${spec.path}: cannot read the catalog: ${error.reason}; expected ${error.expected}`
-              : `${spec.path}: cannot read the catalog: ${error instanceof Error ? error.message : String(error)}`;
-        return { pass: false, verdict: 'refused', reason: detail, field: 'blastRadius.catalog.path' };
+      const input = options.catalog ?? {
+        problem: `${spec.path}: cannot read the catalog: no workspace is configured to read it from`,
+      };
+      if ('problem' in input) {
+        return { pass: false, verdict: 'refused', reason: input.problem, field: 'blastRadius.catalog.path' };
       }
+      const catalog = input.catalog;
       const closure = downstreamClosure(catalog, spec.components);
       if (closure.unknown.length > 0) {
         return {

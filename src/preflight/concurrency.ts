@@ -6,19 +6,11 @@
 import type { Gate, GateContext } from '../engine/gates.js';
 import type { Clock } from '../clock/clock.js';
 import { formatDuration } from '../plan/duration.js';
+import type { ExperimentLister, RunningExperiment } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
+import { errorMessage } from '../errors/message.js';
 
-/** A chaos-gate experiment currently running, with the resources it targets (ARNs). */
-export interface RunningExperiment {
-  id: string;
-  planId: string;
-  targets: string[];
-}
-
-/** Lists the chaos-gate-tagged experiments running now (account and Region of the run). */
-export interface ExperimentLister {
-  running(signal?: AbortSignal): Promise<RunningExperiment[]>;
-}
+export type { ExperimentLister, RunningExperiment } from '../injector/ports.js';
 
 /**
  * Default wait between polls. FIS experiments change state on the order of seconds; polling every 10 s
@@ -102,7 +94,7 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
           return {
             pass: false,
             verdict: 'not-run',
-            reason: `cannot list running experiments (${error instanceof Error ? error.message : String(error)}); refusing to start beside an unknown one`,
+            reason: `cannot list running experiments (${errorMessage(error)}); refusing to start beside an unknown one`,
           };
         }
         polls += 1;

@@ -4,12 +4,11 @@
  * query behind the probe (Prometheus, a CloudWatch alarm state) is the front door's business.
  */
 import type { Gate, MidRunCheck } from '../engine/gates.js';
+import type { IncidentProbe } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
+import { errorMessage } from '../errors/message.js';
 
-/** Whether an incident is open at `at`. `error` set means the probe could not tell. */
-export interface IncidentProbe {
-  open(at: number, signal?: AbortSignal): Promise<{ open: boolean; detail: string; error?: string }>;
-}
+export type { IncidentProbe } from '../injector/ports.js';
 
 /**
  * Before the start: open, or a probe that cannot tell (fail closed), is `not-run`; a probe whose set-up is
@@ -80,8 +79,4 @@ export function incidentMidRunCheck(probe: IncidentProbe, options: IncidentMidRu
       return result.open ? `an incident opened: ${result.detail}` : null;
     },
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,11 +5,10 @@
  */
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
-import type { PlanFileReader } from '../files/read.js';
 import type { Plan } from '../plan/schema.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
-import { catalogGate } from './catalog.js';
+import { catalogGate, type CatalogInput } from './catalog.js';
 import { concurrencyGate, type ExperimentLister } from './concurrency.js';
 import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './incidents.js';
 import { killSwitchGate, killSwitchMidRunCheck, type KillSwitchProbe } from './kill-switch.js';
@@ -19,10 +18,10 @@ import { scheduleGate, scheduleValidityGate } from './schedule.js';
 export interface PreflightOptions {
   plan: Plan;
   /**
-   * Reads the files the plan names (`blastRadius.catalog.path`): relative to the plan file and confined
-   * to the workspace (`files/read.ts` `planFileReader`). Without it a plan naming a file is refused.
+   * The service catalog the plan names (`blastRadius.catalog.path`), read by the front door: relative to
+   * the plan file and confined to the workspace (compose/inputs.ts). Without it a plan naming one is refused.
    */
-  readPlanFile?: PlanFileReader | undefined;
+  catalog?: CatalogInput | undefined;
   policy?: LoadedPolicy | undefined;
   /** True when the plan's text writes a field (`LoadedPlan.locate(f) !== undefined`); see policy.ts. */
   written?: ((field: string) => boolean) | undefined;
@@ -78,7 +77,7 @@ export function buildGates(options: PreflightOptions): Preflight {
   const midRun: MidRunCheck[] = [];
 
   if (options.policy) gates.push(policyGate(options.policy, { written: options.written }));
-  gates.push(catalogGate({ read: options.readPlanFile }));
+  gates.push(catalogGate({ catalog: options.catalog }));
 
   // The schedule's validity is static (time zone, cron fields, windows that can hold the run); whether
   // now is a good time is decided before the targets are resolved.
@@ -118,11 +117,12 @@ export type { BlastLimits, CandidateCounter, TargetSelection } from './blast-rad
 export { budgetDecision, measuredDamage, withDebit, countReaderFromSources } from './budget.js';
 export type { CountReader, LedgerReader, Damage } from './budget.js';
 export { parseCatalog, downstreamClosure } from './catalog.js';
+export type { Catalog, CatalogInput } from './catalog.js';
 export { conflicts } from './concurrency.js';
 export type { ExperimentLister, RunningExperiment } from './concurrency.js';
 export type { IncidentProbe } from './incidents.js';
 export type { KillSwitchProbe } from './kill-switch.js';
-export { loadPolicy, parsePolicy, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
+export { parsePolicy, policyFromDocument, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
 export {
   scheduleDecision,

@@ -3,12 +3,11 @@
  * hides how it is read (the kill-switch alarm, the FIS safety lever).
  */
 import type { Gate, MidRunCheck } from '../engine/gates.js';
+import type { KillSwitchProbe } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
+import { errorMessage } from '../errors/message.js';
 
-/** Whether the kill switch is engaged, and why. */
-export interface KillSwitchProbe {
-  engaged(signal?: AbortSignal): Promise<{ engaged: boolean; reason?: string }>;
-}
+export type { KillSwitchProbe } from '../injector/ports.js';
 
 /**
  * Engaged → `refused`. A probe that fails for a while (throttled, 5xx) is `not-run`: the start cannot be
@@ -29,7 +28,7 @@ export function killSwitchGate(probe: KillSwitchProbe): Gate {
         return {
           pass: false,
           verdict: 'not-run',
-          reason: `cannot read the kill switch (${error instanceof Error ? error.message : String(error)}); refusing to start`,
+          reason: `cannot read the kill switch (${errorMessage(error)}); refusing to start`,
         };
       }
       if (state.engaged) {

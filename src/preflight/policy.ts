@@ -3,14 +3,19 @@
  * action or CLI beside the plan. A plan may narrow the policy, never widen it: a plan limit wider than the
  * policy's ceiling is a refusal naming both values, and the limits that apply are the stricter of the two.
  */
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { Gate } from '../engine/gates.js';
-import { FileReadError, readFileBounded } from '../files/read.js';
+import {
+  DocumentError,
+  parseYamlDocument,
+  type DocumentIssue,
+  type DocumentOptions,
+  type ParsedDocument,
+} from '../files/document.js';
+import { validateDocument } from '../files/validate.js';
 import { formatDuration } from '../plan/duration.js';
-import { MAX_YAML_ALIASES, formatIssue, formatPath, locateField, type PlanIssue } from '../plan/load.js';
 import { maxActionDurationMs, planRunDurationMs } from '../plan/refusals.js';
-import { Duration, stopConditionAlarms, type Plan } from '../plan/schema.js';
+import { Duration, DURATION_EXPECTED, stopConditionAlarms, type Plan } from '../plan/schema.js';
 import type { BlastLimits } from './blast-radius.js';
 
 /** Largest policy file accepted: a policy is a page of limits; 64 KiB bounds parse memory with room to spare. */
@@ -54,179 +59,45 @@ export interface LoadedPolicy {
 }
 
 /** Thrown when a policy file cannot be read or is not valid; every issue names file:line:col and field. */
-export class PolicyError extends Error {
+export class PolicyError extends DocumentError {
   override name = 'PolicyError';
-  constructor(
-    readonly file: string,
-    readonly issues: PlanIssue[],
-  ) {
-    super(
-      `${file}: invalid policy (${issues.length} ${issues.length === 1 ? 'issue' : 'issues'})\n` +
-        issues.map(formatIssue).join('\n'),
-    );
+  constructor(file: string, issues: DocumentIssue[]) {
+    super(file, issues, 'policy');
   }
 }
 
-function issueAt(
-  file: string,
-  text: string,
-  path: (string | number)[],
-  value: unknown,
-  expected: string,
-  message: string,
-): PlanIssue {
-  const pos = locateField(text, path) ?? { line: 1, column: 1 };
+/** How the one loader reads a policy file named `file` (the front door reads it; see compose/). */
+export function policyFile(file: string): DocumentOptions {
   return {
     file,
-    line: pos.line,
-    column: pos.column,
-    field: formatPath(path),
-    ...(value === undefined ? {} : { value }),
-    expected,
-    message,
+    what: 'policy file',
+    maxBytes: MAX_POLICY_BYTES,
+    limitName: 'MAX_POLICY_BYTES',
+    error: (f, issues) => new PolicyError(f, issues),
   };
 }
 
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = data;
-  for (const seg of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[seg];
-  }
-  return v;
-}
+/** Expectations zod cannot phrase: a duration is "a string" to it, an account id "a string" too. */
+const NAMED = new Map<z.core.$ZodType, string>([
+  [Duration, DURATION_EXPECTED],
+  [AccountId, 'a 12-digit AWS account id as a string (quote it in YAML)'],
+]);
 
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  object: 'a mapping',
-  array: 'a list',
-  record: 'a mapping',
-};
-
-/** What the field accepts, phrased for a person (zod's own messages are for developers). */
-function describeExpected(issue: z.core.$ZodIssue, path: readonly (string | number)[]): string {
-  if (path[0] === 'accounts') return 'a 12-digit AWS account id as a string (quote it in YAML)';
-  switch (issue.code) {
-    case 'invalid_type':
-      return TYPE_NAMES[issue.expected] ?? issue.expected;
-    case 'too_big':
-      return `a number ${issue.inclusive === false ? '<' : '≤'} ${String(issue.maximum)}`;
-    case 'too_small':
-      return `a number ${issue.inclusive === false ? '>' : '≥'} ${String(issue.minimum)}`;
-    case 'invalid_value':
-      return issue.values.map((v) => JSON.stringify(v)).join(' or ');
-    default:
-      return issue.message;
-  }
+/** Validates a parsed policy document. Throws `PolicyError` listing every issue. */
+export function policyFromDocument(doc: ParsedDocument): LoadedPolicy {
+  const policy = validateDocument(doc, Policy, {
+    noun: 'policy',
+    named: NAMED,
+    // Every field is optional: an empty policy constrains nothing.
+    emptyIsMapping: true,
+    error: (f, issues) => new PolicyError(f, issues),
+  });
+  return { policy, file: doc.file, line: (field) => doc.locate(field)?.line };
 }
 
 /** Parses and validates policy text. Throws `PolicyError` listing every issue. */
 export function parsePolicy(text: string, file: string): LoadedPolicy {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_POLICY_BYTES) {
-    throw new PolicyError(file, [
-      issueAt(
-        file,
-        '',
-        [],
-        bytes,
-        `at most ${MAX_POLICY_BYTES} bytes`,
-        `the policy file is ${bytes} bytes; expected at most ${MAX_POLICY_BYTES} bytes (MAX_POLICY_BYTES)`,
-      ),
-    ]);
-  }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const syntax = [...doc.errors, ...doc.warnings];
-  if (syntax.length > 0) {
-    throw new PolicyError(
-      file,
-      syntax.map((e) => {
-        const p = lineCounter.linePos(e.pos[0]);
-        return {
-          file,
-          line: p.line,
-          column: p.col,
-          field: '',
-          expected: 'valid YAML',
-          message: `YAML syntax: ${e.message}`,
-        };
-      }),
-    );
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-  } catch (error) {
-    if (!(error instanceof ReferenceError)) throw error;
-    throw new PolicyError(file, [
-      issueAt(
-        file,
-        text,
-        [],
-        undefined,
-        `at most ${MAX_YAML_ALIASES} alias expansions`,
-        `YAML aliases expand the policy beyond ${MAX_YAML_ALIASES} expansions`,
-      ),
-    ]);
-  }
-  const result = Policy.safeParse(data ?? {});
-  if (!result.success) {
-    const issues = result.error.issues.map((issue) => {
-      const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
-      if (issue.code === 'unrecognized_keys') {
-        const keyPath = [...path, issue.keys[0] ?? ''];
-        return issueAt(
-          file,
-          text,
-          keyPath,
-          issue.keys[0],
-          'no unknown keys',
-          `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`,
-        );
-      }
-      const value = valueAt(data, path);
-      const expected = describeExpected(issue, path);
-      const message =
-        value === undefined
-          ? `required field is missing; expected ${expected}`
-          : `${JSON.stringify(value)} is not valid; expected ${expected}`;
-      return issueAt(file, text, path, value, expected, message);
-    });
-    issues.sort((a, b) => a.line - b.line || a.column - b.column);
-    throw new PolicyError(file, issues);
-  }
-  return {
-    policy: result.data,
-    file,
-    line: (field) => locateField(text, field)?.line,
-  };
-}
-
-/** Reads and validates a policy file; `displayFile` names it in messages. */
-export async function loadPolicy(path: string, displayFile: string = path): Promise<LoadedPolicy> {
-  let text: string;
-  try {
-    // A regular file only, capped while reading (src/files/read.ts): no device, FIFO or directory.
-    text = (
-      await readFileBounded(path, { what: 'policy file', maxBytes: MAX_POLICY_BYTES, display: displayFile })
-    ).text;
-  } catch (error) {
-    if (!(error instanceof FileReadError)) throw error;
-    throw new PolicyError(displayFile, [
-      issueAt(
-        displayFile,
-        '',
-        [],
-        displayFile,
-        error.expected,
-        `cannot read the policy file: ${error.reason}; expected ${error.expected}`,
-      ),
-    ]);
-  }
-  return parsePolicy(text, displayFile);
+  return policyFromDocument(parseYamlDocument(text, policyFile(file)));
 }
 
 /** The policy rules, named for tests and annotations. */

@@ -17,6 +17,7 @@ import type { Plan } from '../plan/schema.js';
 import { formatDuration } from '../plan/duration.js';
 import { planRunDurationMs } from '../plan/refusals.js';
 import { addWallClock, formatLocal, instantOf, isValidTimeZone, startOfNextDay } from './zone.js';
+import { errorMessage } from '../errors/message.js';
 
 export type ScheduleSpec = Plan['schedule'];
 type WindowSpec = ScheduleSpec['allow'][number];
@@ -656,10 +657,6 @@ export function scheduleDecision(
     nextAllowedStart: next,
     plannedRunMs,
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export interface ScheduleGateOptions {

@@ -6,19 +6,9 @@
  * gates let it through instead of answering, and the engine turns a gate that throws into a fatal error
  * and the `failed` verdict, with the message as the reason. Preflight itself stays free of AWS knowledge.
  */
+import { findSetupError, SetupError } from '../errors/setup.js';
 
-/** Thrown by a probe when the set-up is broken (credentials, permissions, endpoint), not merely busy. */
-export class SetupError extends Error {
-  override name = 'SetupError';
-}
-
-/** The SetupError in `error`'s cause chain, if any. */
-export function findSetupError(error: unknown): SetupError | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof SetupError) return e;
-  }
-  return undefined;
-}
+export { findSetupError, SetupError } from '../errors/setup.js';
 
 /**
  * For a gate's `catch`: a broken set-up is rethrown, prefixed with what the gate was doing (`cannot read

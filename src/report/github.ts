@@ -38,6 +38,7 @@ import {
   heldComment,
   type FindingsOptions,
 } from './findings.js';
+import { errorMessage } from '../errors/message.js';
 
 /** The login GitHub gives comments written with an Actions `GITHUB_TOKEN`. */
 export const ACTIONS_BOT_LOGIN = 'github-actions[bot]';
@@ -404,7 +405,7 @@ export class GitHubReporter {
       } catch (err) {
         if (attempt >= attempts || !isTransient(err)) throw err;
         this.opts.log.info(
-          `chaos-gate: could not ${what} (attempt ${attempt} of ${attempts}: ${errorText(err)}); trying again in ${this.policy.checkRunPauseMs / 1000} s.`,
+          `chaos-gate: could not ${what} (attempt ${attempt} of ${attempts}: ${errorMessage(err)}); trying again in ${this.policy.checkRunPauseMs / 1000} s.`,
         );
         await this.sleep(this.policy.checkRunPauseMs);
       }
@@ -449,7 +450,7 @@ export class GitHubReporter {
   }
 
   private warn(what: string, err: unknown): void {
-    this.opts.log.warning(`chaos-gate: could not ${what}: ${errorText(err)}. The verdict is unchanged.`);
+    this.opts.log.warning(`chaos-gate: could not ${what}: ${errorMessage(err)}. The verdict is unchanged.`);
   }
 
   private forbidden(err: unknown): boolean {
@@ -675,11 +676,6 @@ export class GitHubReporter {
       return 'failed';
     }
   }
-}
-
-/** An error as one line for a warning. */
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** The fields of a partial that are set (`exactOptionalPropertyTypes`: undefined must not override). */

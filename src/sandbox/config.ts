@@ -3,9 +3,10 @@
  * load. Every field is optional; a bad field is reported with the file, the field, the value and what
  * is expected.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DocumentError, type DocumentIssue } from '../files/document.js';
+import { loadYamlDocumentSync } from '../files/load.js';
+import { validateDocument } from '../files/validate.js';
 import { MAX_CONCURRENCY, MAX_RATE } from './loadgen.js';
 
 const Port = z.number().int().min(0).max(65535);
@@ -101,25 +102,28 @@ export function describeIssues(source: string, raw: unknown, error: z.ZodError):
     .join('\n');
 }
 
-/** Reads and validates a config file; throws an Error whose message names file, field, value and expectation. */
+/** A sandbox config is a page of settings; 64 KiB bounds parse memory with room to spare. */
+export const MAX_SANDBOX_CONFIG_BYTES = 64 * 1024;
+
+/** A config file that cannot be used; every issue names file:line:col, the field, the value and the expectation. */
+export class SandboxConfigError extends DocumentError {
+  override name = 'SandboxConfigError';
+  constructor(file: string, issues: DocumentIssue[]) {
+    super(file, issues, 'sandbox config');
+  }
+}
+
+/** Reads and validates a config file (YAML or JSON) through the one loader. Throws `SandboxConfigError`. */
 export function loadSandboxConfig(file: string): SandboxConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new Error(`${file}: cannot read the sandbox config: ${(error as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10 });
-  } catch (error) {
-    throw new Error(
-      `${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
-    );
-  }
-  const parsed = SandboxConfig.safeParse(raw ?? {});
-  if (!parsed.success) throw new Error(describeIssues(file, raw, parsed.error));
-  return parsed.data;
+  const error = (f: string, issues: DocumentIssue[]): Error => new SandboxConfigError(f, issues);
+  const doc = loadYamlDocumentSync(file, {
+    what: 'sandbox config',
+    maxBytes: MAX_SANDBOX_CONFIG_BYTES,
+    limitName: 'MAX_SANDBOX_CONFIG_BYTES',
+    error,
+  });
+  // Every field is optional: an empty file is the defaults.
+  return validateDocument(doc, SandboxConfig, { noun: 'sandbox config', emptyIsMapping: true, error });
 }
 
 /** Drops keys whose value is undefined, so a partial config spreads over defaults without erasing them. */

@@ -28,6 +28,7 @@ import { createGitHubStandIn } from './github/index.js';
 import { TaggingStandIn, taggableResources } from './tagging/index.js';
 import { StsStandIn } from './sts.js';
 import { verifySignature, type SignatureFailure } from './sigv4.js';
+import { errorMessage } from '../errors/message.js';
 
 /** Largest AWS request body accepted: CloudWatch PutMetricData allows 1 MB (GR-CW), so twice that. */
 export const MAX_AWS_BODY_BYTES = 2 * 1024 * 1024;
@@ -331,7 +332,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
       res.end(JSON.stringify(answer.body));
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: error instanceof Error ? error.message : String(error) }));
+      res.end(JSON.stringify({ message: errorMessage(error) }));
     });
   });
 

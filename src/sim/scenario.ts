@@ -3,11 +3,17 @@
  * behaves before, during and after the fault, and how the injector behaves. Times are offsets from the
  * injection (the start call) unless a field says otherwise.
  */
-import { FileReadError, readFileBoundedSync } from '../files/read.js';
-import { LineCounter, isNode, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { Duration } from '../plan/schema.js';
-import { describeZodIssue } from '../plan/load.js';
+import {
+  DocumentError,
+  parseYamlDocument,
+  type DocumentIssue,
+  type DocumentOptions,
+  type ParsedDocument,
+} from '../files/document.js';
+import { loadYamlDocumentSync } from '../files/load.js';
+import { validateDocument } from '../files/validate.js';
+import { Duration, DURATION_EXPECTED } from '../plan/schema.js';
 import { VERDICTS } from '../journal/types.js';
 
 /** Scenario files are small hand-written fixtures; anything larger is a mistake. */
@@ -125,100 +131,41 @@ export const Scenario = z.strictObject({
 export type Scenario = z.output<typeof Scenario>;
 export type SeriesSpec = z.output<typeof Series>;
 
-/** One problem in a scenario file, located. */
-export interface ScenarioIssue {
-  line: number;
-  column: number;
-  path: string;
-  message: string;
-}
-
 /** A scenario that cannot be used: each issue names file:line:column, the field, the value and the expectation. */
-export class ScenarioError extends Error {
+export class ScenarioError extends DocumentError {
   override name = 'ScenarioError';
-  constructor(
-    readonly file: string,
-    readonly issues: ScenarioIssue[],
-  ) {
-    super(issues.map((i) => `${file}:${i.line}:${i.column}: ${i.path || '(root)'}: ${i.message}`).join('\n'));
+  constructor(file: string, issues: DocumentIssue[]) {
+    super(file, issues, 'scenario');
   }
 }
 
-function locate(
-  doc: Document,
-  counter: LineCounter,
-  path: (string | number)[],
-): { line: number; column: number } {
-  // The deepest node that exists on the path: a missing field points at its parent.
-  for (let n = path.length; n >= 0; n--) {
-    const node = doc.getIn(path.slice(0, n), true);
-    if (isNode(node) && node.range) {
-      const pos = counter.linePos(node.range[0]);
-      return { line: pos.line, column: pos.col };
-    }
-  }
-  return { line: 1, column: 1 };
+function scenarioFile(file: string): DocumentOptions {
+  return {
+    file,
+    what: 'scenario',
+    maxBytes: MAX_SCENARIO_BYTES,
+    limitName: 'MAX_SCENARIO_BYTES',
+    error: (f, issues) => new ScenarioError(f, issues),
+  };
 }
 
-function valueAt(data: unknown, path: (string | number)[]): unknown {
-  let v: unknown = data;
-  for (const key of path) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<string | number, unknown>)[key];
-  }
-  return v;
+/** A duration is "a string" to zod; the wording says which strings. */
+const NAMED = new Map([[Duration, DURATION_EXPECTED]]);
+
+function validated(doc: ParsedDocument): Scenario {
+  return validateDocument(doc, Scenario, {
+    noun: 'scenario',
+    named: NAMED,
+    error: (f, issues) => new ScenarioError(f, issues),
+  });
 }
 
 /** Parses and validates scenario text; `file` names it in errors. */
 export function parseScenario(text: string, file: string): Scenario {
-  if (Buffer.byteLength(text) > MAX_SCENARIO_BYTES) {
-    throw new ScenarioError(file, [
-      { line: 1, column: 1, path: '', message: `file is larger than ${MAX_SCENARIO_BYTES} bytes` },
-    ]);
-  }
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    throw new ScenarioError(
-      file,
-      doc.errors.map((e) => {
-        const pos = counter.linePos(e.pos[0]);
-        return {
-          line: pos.line,
-          column: pos.col,
-          path: '',
-          message: `YAML: ${e.message.split('\n')[0] ?? ''}`,
-        };
-      }),
-    );
-  }
-  const data: unknown = doc.toJS({ maxAliasCount: 50 });
-  const parsed = Scenario.safeParse(data);
-  if (parsed.success) return parsed.data;
-  throw new ScenarioError(
-    file,
-    parsed.error.issues.map((issue) => {
-      const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-      return {
-        ...locate(doc, counter, path),
-        path: path.join('.'),
-        message: describeZodIssue(issue, valueAt(data, path)),
-      };
-    }),
-  );
+  return validated(parseYamlDocument(text, scenarioFile(file)));
 }
 
-/** Reads a scenario file. */
+/** Reads a scenario file (a regular file only, capped while reading: src/files/read.ts). */
 export function loadScenario(path: string): Scenario {
-  let text: string;
-  try {
-    // A regular file only, capped while reading (src/files/read.ts): no device, FIFO or directory.
-    text = readFileBoundedSync(path, { what: 'scenario', maxBytes: MAX_SCENARIO_BYTES }).text;
-  } catch (error) {
-    if (!(error instanceof FileReadError)) throw error;
-    throw new ScenarioError(path, [
-      { line: 1, column: 1, path: '', message: `cannot read: ${error.reason}; expected ${error.expected}` },
-    ]);
-  }
-  return parseScenario(text, path);
+  return validated(loadYamlDocumentSync(path, scenarioFile(path)));
 }

@@ -147,23 +147,23 @@ describe('scan input', () => {
     );
     // The 4th control record sits on line 8 of the fixture.
     expect(() => parseScanInput(text, 'log.json')).toThrow(
-      'log.json:8: control[3].result is "ok"; expected "full" or "degraded"',
+      'log.json:8:47: control[3].result: "ok" is not valid; expected "full" or "degraded"',
     );
   });
 
   it('names a missing field and a non-array run', () => {
     expect(() =>
       parseScanInput('{"control": [{"request": 0, "result": "full"}], "experiment": []}', 'x.json'),
-    ).toThrow('x.json:1: control[0].tagged is missing; expected true or false');
+    ).toThrow('x.json:1:14: control[0].tagged: required field is missing; expected true or false');
     expect(() => parseScanInput('{"control": [], "experiment": 5}', 'x.json')).toThrow(
-      /experiment is 5; expected an array/,
+      /^x\.json:1:31: experiment: 5 is not valid; expected an array/,
     );
   });
 
   it('reports invalid JSON with its line', () => {
     expect(() => parseScanInput('{\n "control": [\n  1,,\n]}', 'bad.json')).toThrow(ScanInputError);
     expect(() => parseScanInput('{\n "control": [\n  1,,\n]}', 'bad.json')).toThrow(
-      /^bad\.json:3: not valid JSON/,
+      /^bad\.json:3:\d+: not valid JSON \(.*\); expected valid JSON$/,
     );
   });
 
@@ -362,7 +362,7 @@ describe('chaos-gate scan', () => {
     const out = io();
     expect(await scan.run([file], out)).toBe(2);
     expect(out.stderr.join('\n')).toContain(
-      `${file}:4: control[0].request is -1; expected the request index (a whole number ≥ 0)`,
+      `${file}:4:17: control[0].request: -1 is not valid; expected the request index (a whole number ≥ 0)`,
     );
     await expect(scan.run([FIXTURE, '--window-seconds', '10'], io())).rejects.toThrow(
       /--window-seconds needs a journal/,

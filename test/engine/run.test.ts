@@ -227,6 +227,44 @@ describe('stop on every exit path', () => {
     );
   });
 
+  it('aborts on the tick a `tick` check answers (the abort file), journaled under the check’s name', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: (w) => ({
+        midRun: [
+          {
+            name: 'abort-file',
+            cadence: 'tick',
+            check: async (now) =>
+              w.injector.startedAt !== undefined && now - w.injector.startedAt >= 7000
+                ? 'abort file /tmp/ABORT found'
+                : null,
+          },
+        ],
+      }),
+    });
+    expect(result.verdict).toBe('aborted');
+    expect(result.reason).toBe('abort file /tmp/ABORT found (+7.0 s)');
+    const abort = result.journal.events.find((e) => e.type === 'abort');
+    expect(abort?.data).toEqual({ cause: 'abort-file', verdict: 'aborted' });
+    expect(world.injector.stopCount).toBe(1);
+  });
+
+  it('fails closed when a `tick` check keeps failing, journaling each miss before', async () => {
+    const { result, world } = await simulate(held(), {
+      deps: () => ({
+        midRun: [
+          { name: 'abort-file', cadence: 'tick', check: async () => Promise.reject(new Error('EIO')) },
+        ],
+      }),
+    });
+    expect(result.verdict).toBe('failed');
+    expect(result.reason).toMatch(/^mid-run check abort-file failed 3 times in a row: EIO/);
+    expect(
+      result.journal.events.filter((e) => e.type === 'error' && /abort-file: EIO/.test(e.message)),
+    ).toHaveLength(2);
+    expect(world.injector.stopCount).toBe(1);
+  });
+
   it('fails with the manual commands when the stop is never verified', async () => {
     const { result, world } = await simulate('failed-stop-unverified');
     expect(result.verdict).toBe('failed');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileReadError, planFileReader, readFileBounded, readFileBoundedSync } from '../../src/files/read.js';
 import { loadPlan } from '../../src/plan/load.js';
-import { loadPolicy } from '../../src/preflight/policy.js';
+import { loadPolicy, readCatalog } from '../../src/compose/inputs.js';
 import { loadScenario } from '../../src/sim/scenario.js';
 import { catalogGate } from '../../src/preflight/catalog.js';
 import type { Plan } from '../../src/plan/schema.js';
@@ -155,21 +155,23 @@ describe('readFileBounded without a workspace (the plan, policy and scenario the
     await expect(loadPolicy('/dev/zero', 'chaos/policy.yaml')).rejects.toThrow(
       'cannot read the policy file: it is a character device',
     );
-    expect(() => loadScenario('/dev/zero')).toThrow('cannot read: it is a character device');
+    expect(() => loadScenario('/dev/zero')).toThrow('cannot read the scenario: it is a character device');
     expect(() => loadScenario(fifo)).toThrow('it is a FIFO (named pipe)');
     // Opened non-blocking and refused on its descriptor: the loaders returned without waiting for it.
     writer.kill('SIGKILL');
   });
 });
 
-describe('the catalog gate reads through the workspace reader', () => {
+describe('the catalog the gate sees is read through the workspace reader', () => {
   it('refuses a plan whose catalog escapes the workspace, naming the field', async () => {
-    const gate = catalogGate({ read: planFileReader(join(workspace, 'chaos'), workspace) });
     const plan = withCatalog('../../outside/secret.yaml');
+    const gate = catalogGate({
+      catalog: await readCatalog(plan, planFileReader(join(workspace, 'chaos'), workspace)),
+    });
     const outcome = await gate.check({ plan, now: 0, record: () => undefined });
     expect(outcome).toMatchObject({ pass: false, verdict: 'refused', field: 'blastRadius.catalog.path' });
     expect(!outcome.pass && outcome.reason).toMatch(
-      /^\.\.\/\.\.\/outside\/secret\.yaml: cannot read the catalog: it is outside the workspace/,
+      /^\.\.\/\.\.\/outside\/secret\.yaml:1:1: cannot read the catalog: it is outside the workspace/,
     );
   });
 

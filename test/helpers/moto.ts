@@ -5,8 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './ports.js';
 
 /** How long moto may take to answer its first request; it imports every backend on start. */
 const MOTO_START_TIMEOUT_MS = 30_000;
@@ -37,19 +37,6 @@ function findOnPath(cmd: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Picks a free loopback port by binding port 0 and releasing it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function answers(url: string): Promise<boolean> {

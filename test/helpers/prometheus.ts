@@ -6,10 +6,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipOrFailUnderCi } from './ci.js';
+import { freePort } from './ports.js';
 
 /** How long Prometheus may take to become ready; its TSDB start is well under a second on loopback. */
 const READY_WAIT_MS = 30_000;
@@ -54,19 +54,6 @@ export interface PrometheusServer {
   /** What Prometheus logged (for failure messages). */
   logs(): string;
   stop(): Promise<void>;
-}
-
-/** A free loopback port: bind to port 0, read the port, release it for Prometheus to take. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function configFor(jobs: readonly ScrapeJob[]): string {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock/clock.js';
 import { buildGates } from '../../src/preflight/index.js';
-import { planFileReader } from '../../src/files/read.js';
-import { loadPolicy } from '../../src/preflight/policy.js';
+import { loadPolicy } from '../../src/compose/inputs.js';
 import { planWith } from '../sim/helpers.js';
 
 const withIncidentsAndBudget = planWith((p) => {
@@ -19,7 +18,6 @@ describe('buildGates', () => {
     const clock = new VirtualClock();
     const { gates, midRun } = buildGates({
       plan: withIncidentsAndBudget,
-      readPlanFile: planFileReader('fixtures/catalog', process.cwd()),
       policy: await loadPolicy('fixtures/policy/org-policy.yaml'),
       incidents: { open: async () => ({ open: false, detail: '' }) },
       killSwitch: { engaged: async () => ({ engaged: false }) },

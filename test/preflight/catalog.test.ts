@@ -10,6 +10,8 @@ import {
 } from '../../src/preflight/catalog.js';
 import { planWith } from '../sim/helpers.js';
 import { planFileReader } from '../../src/files/read.js';
+import { readCatalog } from '../../src/compose/inputs.js';
+import type { Plan } from '../../src/plan/schema.js';
 
 const catalog = () =>
   parseCatalog(readFileSync('fixtures/catalog/catalog-info.yaml', 'utf8'), 'catalog-info.yaml');
@@ -84,13 +86,13 @@ describe('parseCatalog', () => {
     const text = readFileSync('fixtures/catalog/invalid-entity.yaml', 'utf8');
     expect(() => parseCatalog(text, 'invalid-entity.yaml')).toThrow(CatalogError);
     expect(() => parseCatalog(text, 'invalid-entity.yaml')).toThrow(
-      /^invalid-entity\.yaml:6: an entity needs `kind` and `metadata.name`/,
+      /^invalid-entity\.yaml:6:1: an entity needs `kind` and `metadata.name`/m,
     );
   });
 
   it('refuses an entity defined twice', () => {
     const text = 'kind: Component\nmetadata: { name: a }\n---\nkind: Component\nmetadata: { name: A }\n';
-    expect(() => parseCatalog(text, 'c.yaml')).toThrow('c.yaml:4: component:default/a is defined twice');
+    expect(() => parseCatalog(text, 'c.yaml')).toThrow('c.yaml:4:1: component:default/a is defined twice');
   });
 });
 
@@ -103,10 +105,13 @@ describe('catalogGate', () => {
     now: 0,
     record: (e: Omit<JournalEvent, 'at'>) => events.push(e),
   });
-  const gate = catalogGate({ read: planFileReader('fixtures/catalog', process.cwd()) });
+  /** The gate as the front door builds it: the catalog the plan names, read from the plan's folder. */
+  const gateFor = async (plan: Plan) =>
+    catalogGate({ catalog: await readCatalog(plan, planFileReader('fixtures/catalog', process.cwd())) });
+  const check = async (c: ReturnType<typeof ctx>) => (await gateFor(c.plan)).check(c);
 
   it('vetoes a closure that reaches a shared SPOF and prints the path', async () => {
-    const outcome = await gate.check(ctx(['component:default/redis']));
+    const outcome = await check(ctx(['component:default/redis']));
     expect(outcome).toEqual({
       pass: false,
       verdict: 'refused',
@@ -117,7 +122,7 @@ describe('catalogGate', () => {
   });
 
   it('passes a closure without a SPOF and records what it reached', async () => {
-    const outcome = await gate.check(ctx(['resource:default/search-index']));
+    const outcome = await check(ctx(['resource:default/search-index']));
     expect(outcome.pass).toBe(true);
     expect(events.at(-1)?.data?.['reached']).toEqual([
       'resource:default/search-index',
@@ -127,7 +132,7 @@ describe('catalogGate', () => {
   });
 
   it('refuses a component missing from the catalog', async () => {
-    const outcome = await gate.check(ctx(['component:default/ghost']));
+    const outcome = await check(ctx(['component:default/ghost']));
     expect(outcome).toMatchObject({
       pass: false,
       verdict: 'refused',
@@ -136,15 +141,23 @@ describe('catalogGate', () => {
   });
 
   it('refuses an unreadable catalog, naming the path', async () => {
-    const outcome = await gate.check(ctx(['redis'], 'missing.yaml'));
+    const outcome = await check(ctx(['redis'], 'missing.yaml'));
     expect(outcome).toMatchObject({ pass: false, verdict: 'refused', field: 'blastRadius.catalog.path' });
     expect(!outcome.pass && outcome.reason).toMatch(
-      /^missing\.yaml: cannot read the catalog: it does not exist/,
+      /^missing\.yaml:1:1: cannot read the catalog: it does not exist/,
     );
   });
 
+  it('refuses a catalog that does not parse, naming file:line:col', async () => {
+    const outcome = await check(ctx(['redis'], 'invalid-entity.yaml'));
+    expect(outcome).toMatchObject({ pass: false, verdict: 'refused', field: 'blastRadius.catalog.path' });
+    expect(!outcome.pass && outcome.reason).toMatch(/^invalid-entity\.yaml:6:1: an entity needs `kind`/);
+  });
+
   it('passes without reading anything when the plan names no catalog', async () => {
-    const outcome = await gate.check({ plan: planWith(() => {}), now: 0, record: () => {} });
+    const plan = planWith(() => {});
+    expect(await readCatalog(plan, planFileReader('fixtures/catalog', process.cwd()))).toBeUndefined();
+    const outcome = await (await gateFor(plan)).check({ plan, now: 0, record: () => {} });
     expect(outcome).toEqual({ pass: true, note: 'no service catalog in the plan' });
   });
 });

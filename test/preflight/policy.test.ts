@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/journal/types.js';
 import { parsePlan } from '../../src/plan/load.js';
+import { loadPolicy } from '../../src/compose/inputs.js';
 import {
   PolicyError,
   effectiveLimits,
-  loadPolicy,
   parsePolicy,
   policyGate,
   policyRefusals,
@@ -43,14 +43,16 @@ describe('loading a policy', () => {
   it.each([
     [
       'fixtures/policy/invalid-unknown-key.yaml',
-      ["policy.yaml:4:14: ceilings.maxTarget: unknown key 'maxTarget'"],
+      [
+        "policy.yaml:4:3: ceilings.maxTarget: unknown key 'maxTarget'; expected one of the known keys: maxTargets, maxPercent, maxActionDuration, maxRunDuration",
+      ],
     ],
     [
       'fixtures/policy/invalid-values.yaml',
       [
         'policy.yaml:3:15: ceilings.maxPercent: 150 is not valid; expected a number ≤ 100',
         'policy.yaml:4:19: ceilings.maxRunDuration: "forever" is not valid; expected a duration such as 500ms, 5s, 2m, 1h or 30d',
-        'policy.yaml:5:12: accounts[0]: 111122223333 is not valid; expected a 12-digit AWS account id as a string (quote it in YAML)',
+        'policy.yaml:5:12: accounts[0]: 111122223333 is a number; expected a 12-digit AWS account id as a string (quote it in YAML)',
       ],
     ],
   ])('reports %s with file:line:col, field and value', async (path, lines) => {

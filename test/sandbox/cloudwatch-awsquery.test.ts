@@ -14,7 +14,8 @@ import {
   DeleteAlarmsCommand,
 } from 'cloudwatch-awsquery-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DUMMY_CREDENTIALS, startStandIn, type StandInHarness } from './cloudwatch-harness.js';
+import { sdkConfig } from '../helpers/contract.js';
+import { startStandIn, type StandInHarness } from './cloudwatch-harness.js';
 import { parseXml } from '../helpers/smithy.js';
 
 const T = Date.UTC(2026, 2, 1, 8, 0, 0);
@@ -24,12 +25,7 @@ describe('CloudWatch stand-in over awsQuery (form requests, XML replies)', () =>
   let client: QueryCloudWatchClient;
   beforeAll(async () => {
     h = await startStandIn(T);
-    client = new QueryCloudWatchClient({
-      endpoint: h.url,
-      region: 'us-east-1',
-      credentials: DUMMY_CREDENTIALS,
-      maxAttempts: 1,
-    });
+    client = new QueryCloudWatchClient(sdkConfig(h.url));
   });
   afterAll(async () => {
     client.destroy();

@@ -15,8 +15,8 @@ import {
   GetMetricStatisticsCommand as QueryGetMetricStatisticsCommand,
 } from 'cloudwatch-awsquery-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMoto } from '../helpers/moto.js';
-import { DUMMY_CREDENTIALS, startStandIn, type StandInHarness } from './cloudwatch-harness.js';
+import { describeAgainstMoto, sdkConfig, startMotoForContract } from '../helpers/contract.js';
+import { cloudWatchClient, startStandIn, type StandInHarness } from './cloudwatch-harness.js';
 
 /** A whole minute, so minute-aligned periods start where the data starts. */
 const T = Date.UTC(2026, 3, 1, 9, 0, 0);
@@ -69,12 +69,7 @@ async function seed(client: CloudWatchClient): Promise<void> {
 
 beforeAll(async () => {
   h = await startStandIn(T + 10 * 60_000);
-  query = new QueryCloudWatchClient({
-    endpoint: h.url,
-    region: 'us-east-1',
-    credentials: DUMMY_CREDENTIALS,
-    maxAttempts: 1,
-  });
+  query = new QueryCloudWatchClient(sdkConfig(h.url));
   await seed(h.client);
 });
 
@@ -252,61 +247,47 @@ describe('Metrics Insights SELECT in GetMetricData', () => {
   });
 });
 
-const moto = await startMoto();
-if (!moto.ok) console.warn(`[cloudwatch-fidelity] moto comparison skipped: ${moto.skipReason}`);
+const moto = await startMotoForContract('cloudwatch-fidelity');
 
-describe.skipIf(!moto.ok)('GetMetricStatistics agrees with moto_server', () => {
-  afterAll(async () => {
-    if (moto.ok) await moto.server.stop();
-  });
-
-  it('gives the same Sum, SampleCount, Minimum and Maximum for the same data', async () => {
-    if (!moto.ok) return;
-    const now = Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000;
-    const clients = [
-      new CloudWatchClient({
-        endpoint: moto.server.url,
-        region: 'us-east-1',
-        credentials: DUMMY_CREDENTIALS,
-        maxAttempts: 1,
-      }),
-      h.client,
-    ];
-    h.clock.t = now + 10 * 60_000;
-    const results = [];
-    for (const client of clients) {
-      await client.send(
-        new PutMetricDataCommand({
-          Namespace: 'Moto/Compare',
-          MetricData: [3, 5, 7, 11].map((v, i) => ({
+describeAgainstMoto(
+  'GetMetricStatistics agrees with moto_server',
+  moto,
+  { client: cloudWatchClient, standIn: () => startStandIn(Date.now()) },
+  (backends) => {
+    it('gives the same Sum, SampleCount, Minimum and Maximum for the same data', async () => {
+      const now = Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000;
+      backends.standIn.clock.t = now + 10 * 60_000;
+      const [ours, theirs] = await backends.both(async (client) => {
+        await client.send(
+          new PutMetricDataCommand({
+            Namespace: 'Moto/Compare',
+            MetricData: [3, 5, 7, 11].map((v, i) => ({
+              MetricName: 'Latency',
+              Timestamp: new Date(now + i * 10_000),
+              Value: v,
+              Unit: 'Milliseconds',
+            })),
+          }),
+        );
+        const out = await client.send(
+          new GetMetricStatisticsCommand({
+            Namespace: 'Moto/Compare',
             MetricName: 'Latency',
-            Timestamp: new Date(now + i * 10_000),
-            Value: v,
-            Unit: 'Milliseconds',
-          })),
-        }),
-      );
-      const out = await client.send(
-        new GetMetricStatisticsCommand({
-          Namespace: 'Moto/Compare',
-          MetricName: 'Latency',
-          StartTime: new Date(now),
-          EndTime: new Date(now + 60_000),
-          Period: 60,
-          Statistics: ['Sum', 'SampleCount', 'Minimum', 'Maximum'],
-        }),
-      );
-      results.push(
-        (out.Datapoints ?? []).map((d) => ({
+            StartTime: new Date(now),
+            EndTime: new Date(now + 60_000),
+            Period: 60,
+            Statistics: ['Sum', 'SampleCount', 'Minimum', 'Maximum'],
+          }),
+        );
+        return (out.Datapoints ?? []).map((d) => ({
           Sum: d.Sum,
           SampleCount: d.SampleCount,
           Minimum: d.Minimum,
           Maximum: d.Maximum,
-        })),
-      );
-    }
-    clients[0]!.destroy();
-    expect(results[1]).toEqual([{ Sum: 26, SampleCount: 4, Minimum: 3, Maximum: 11 }]);
-    expect(results[0]).toEqual(results[1]);
-  });
-});
+        }));
+      });
+      expect(ours).toEqual([{ Sum: 26, SampleCount: 4, Minimum: 3, Maximum: 11 }]);
+      expect(theirs).toEqual(ours);
+    });
+  },
+);

@@ -1,12 +1,14 @@
 /**
- * Test harness for the CloudWatch stand-in: mounts it on a loopback HTTP server, records every request
- * and response on the wire, and validates each against the official model (`cloudwatch.json`).
+ * What the CloudWatch contract tests need beyond `test/helpers/contract.ts`: the stand-in on a fake clock,
+ * how a request reads on either of its wire protocols (JSON 1.0, awsQuery), and what the official model
+ * (`cloudwatch.json`) says each exchange must be.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchStandIn } from '../../src/sandbox/cloudwatch/index.js';
+import { sdkConfig, serveRecorded, type Exchange, type RecordedStandIn } from '../helpers/contract.js';
 import {
   AWS_MODELS_DIR,
   decodeAwsQueryRequest,
@@ -21,16 +23,8 @@ import {
 /** The official CloudWatch model beside the repository. */
 export const CW_MODEL_PATH = path.join(AWS_MODELS_DIR, 'cloudwatch.json');
 
-/** One request/response pair as seen on the wire. */
-export interface Exchange {
-  protocol: 'json' | 'query';
-  operation: string;
-  requestHeaders: http.IncomingHttpHeaders;
-  requestBody: string;
-  status: number;
-  responseHeaders: Record<string, string>;
-  responseBody: string;
-}
+/** CloudWatch's two wire protocols. */
+export type CloudWatchProtocol = 'json' | 'query';
 
 /** A settable clock for the stand-in. */
 export class FakeClock {
@@ -43,101 +37,57 @@ export class FakeClock {
 }
 
 /** A running stand-in on loopback. */
-export interface StandInHarness {
-  url: string;
+export interface StandInHarness extends RecordedStandIn<CloudWatchClient, CloudWatchProtocol> {
   cw: CloudWatchStandIn;
   clock: FakeClock;
-  exchanges: Exchange[];
-  /** A real JSON 1.0 client pointed at the stand-in. */
-  client: CloudWatchClient;
-  /** Validates every recorded exchange against the model and clears the record. */
-  drainProblems(): string[];
-  close(): Promise<void>;
 }
 
-/** Dummy credentials: the stand-in does not check signatures. */
-export const DUMMY_CREDENTIALS = { accessKeyId: 'AKIDSANDBOX', secretAccessKey: 'sandbox-secret' };
+/** A real CloudWatch client (JSON 1.0 in the pinned SDK) for an endpoint. */
+export function cloudWatchClient(endpoint: string): CloudWatchClient {
+  return new CloudWatchClient(sdkConfig(endpoint));
+}
 
 /** Starts the stand-in on 127.0.0.1:0 with a fake clock at `startMs`. */
 export async function startStandIn(startMs: number): Promise<StandInHarness> {
   const clock = new FakeClock(startMs);
   const cw = new CloudWatchStandIn({ now: clock.now, region: 'us-east-1', accountId: '123456789012' });
-  const exchanges: Exchange[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (!cw.handles(req)) {
-        res.writeHead(404).end();
-        return;
-      }
-      const target = req.headers['x-amz-target'];
-      const plain = req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
-      const protocol = typeof target === 'string' ? 'json' : 'query';
-      let requestBody = plain.toString('utf8');
-      if (protocol === 'query') {
-        // awsQuery parameters may also ride in the URL; record them with the body's.
-        const params = new URLSearchParams(requestBody);
-        for (const [k, v] of new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
-          if (!params.has(k)) params.append(k, v);
-        requestBody = params.toString();
-      }
-      const operation =
-        typeof target === 'string'
-          ? (target.split('.')[1] ?? '')
-          : (new URLSearchParams(requestBody).get('Action') ?? '');
-      const origEnd = res.end.bind(res);
-      res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-        exchanges.push({
-          protocol,
-          operation,
-          requestHeaders: req.headers,
-          requestBody,
-          status: res.statusCode,
-          responseHeaders: Object.fromEntries(
-            Object.entries(res.getHeaders()).map(([k, v]) => [k, String(v)]),
-          ),
-          responseBody:
-            chunk === undefined ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk),
-        });
-        return (origEnd as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
-      }) as typeof res.end;
-      void cw.handle(req, body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const client = new CloudWatchClient({
-    endpoint: url,
-    region: 'us-east-1',
-    credentials: DUMMY_CREDENTIALS,
-    maxAttempts: 1,
-  });
-  return {
-    url,
+  const served = await serveRecorded(
     cw,
-    clock,
-    exchanges,
-    client,
-    drainProblems: () => {
-      const problems = exchanges.flatMap((ex, i) =>
-        validateExchange(ex).map((p) => `#${i} ${ex.protocol} ${ex.operation}: ${p}`),
-      );
-      exchanges.length = 0;
-      return problems;
+    {
+      read: readRequest,
+      validate: validateExchange,
+      name: (ex) => `${ex.protocol} ${ex.operation}`,
     },
-    close: async () => {
-      client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+    cloudWatchClient,
+  );
+  return Object.assign(served, { cw, clock });
+}
+
+/** The protocol, operation and body of a CloudWatch request; awsQuery URL parameters join the body's. */
+function readRequest(
+  req: http.IncomingMessage,
+  body: Buffer,
+): { protocol: CloudWatchProtocol; operation: string; requestBody: string } {
+  const target = req.headers['x-amz-target'];
+  const plain = req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+  const protocol = typeof target === 'string' ? 'json' : 'query';
+  let requestBody = plain.toString('utf8');
+  if (protocol === 'query') {
+    // awsQuery parameters may also ride in the URL; record them with the body's.
+    const params = new URLSearchParams(requestBody);
+    for (const [k, v] of new URLSearchParams((req.url ?? '').split('?')[1] ?? ''))
+      if (!params.has(k)) params.append(k, v);
+    requestBody = params.toString();
+  }
+  const operation =
+    typeof target === 'string'
+      ? (target.split('.')[1] ?? '')
+      : (new URLSearchParams(requestBody).get('Action') ?? '');
+  return { protocol, operation, requestBody };
 }
 
 /** Checks one exchange against the model: request input, response output or modeled error. */
-export function validateExchange(ex: Exchange): string[] {
+export function validateExchange(ex: Exchange<CloudWatchProtocol>): string[] {
   const model = loadModel(CW_MODEL_PATH);
   const problems: string[] = [];
   if (ex.protocol === 'json') {

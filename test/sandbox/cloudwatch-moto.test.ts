@@ -5,7 +5,6 @@
  * alone.
  */
 import {
-  CloudWatchClient,
   DeleteAlarmsCommand,
   DescribeAlarmsCommand,
   GetMetricDataCommand,
@@ -15,62 +14,22 @@ import {
   type MetricAlarm,
   type MetricDataQuery,
 } from '@aws-sdk/client-cloudwatch';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMoto, type MotoServer } from '../helpers/moto.js';
-import { DUMMY_CREDENTIALS, startStandIn, type StandInHarness } from './cloudwatch-harness.js';
+import { expect, it } from 'vitest';
+import { describeAgainstMoto, startMotoForContract } from '../helpers/contract.js';
+import { cloudWatchClient, startStandIn } from './cloudwatch-harness.js';
 
-const moto = await startMoto();
-if (!moto.ok) console.warn(`[cloudwatch-moto] skipped: ${moto.skipReason}`);
+const moto = await startMotoForContract('cloudwatch-moto');
 
 /** moto keeps real time, so both targets use the wall clock, floored to the minute. */
 const NOW = Math.floor(Date.now() / 60_000) * 60_000;
 /** moto's state lives as long as its process; a per-run suffix keeps names apart. */
 const RUN = `r${process.pid}${Date.now() % 100_000}`;
 
-interface Target {
-  name: string;
-  client: CloudWatchClient;
-}
-
-describe.skipIf(!moto.ok)(
-  `CloudWatch stand-in and moto_server agree${moto.ok ? '' : ` (skipped: ${moto.skipReason})`}`,
-  () => {
-    let h: StandInHarness;
-    let server: MotoServer;
-    let targets: Target[];
-    beforeAll(async () => {
-      h = await startStandIn(NOW + 5_000);
-      if (!moto.ok) return;
-      server = moto.server;
-      targets = [
-        { name: 'stand-in', client: h.client },
-        {
-          name: 'moto',
-          client: new CloudWatchClient({
-            endpoint: server.url,
-            region: 'us-east-1',
-            credentials: DUMMY_CREDENTIALS,
-            maxAttempts: 1,
-          }),
-        },
-      ];
-    });
-    afterAll(async () => {
-      targets?.[1]?.client.destroy();
-      await h?.close();
-      await server?.stop();
-    });
-    afterEach(() => {
-      expect(h.drainProblems()).toEqual([]);
-    });
-
-    /** Runs `fn` against both targets and returns [stand-in result, moto result]. */
-    async function both<R>(fn: (c: CloudWatchClient) => Promise<R>): Promise<[R, R]> {
-      const a = await fn((targets[0] as Target).client);
-      const b = await fn((targets[1] as Target).client);
-      return [a, b];
-    }
-
+describeAgainstMoto(
+  'CloudWatch stand-in and moto_server agree',
+  moto,
+  { client: cloudWatchClient, standIn: () => startStandIn(NOW + 5_000) },
+  ({ both }) => {
     const ns = `Cmp${RUN}`;
     const dims = [{ Name: 'Service', Value: 'api' }];
     const q = (

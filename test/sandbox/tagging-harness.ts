@@ -1,9 +1,9 @@
 /**
- * Test harness for the Tagging API stand-in: mounts it on a loopback HTTP server, records every request
- * and response on the wire and validates each against the official model
- * (`resourcegroupstaggingapi.json`, awsJson1_1).
+ * What the Tagging API contract tests need beyond `test/helpers/contract.ts`: the stand-in over an
+ * editable resource list and a settable clock, how its awsJson1_1 requests read, and what the official
+ * model (`resourcegroupstaggingapi.json`) says each exchange must be.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import {
@@ -11,6 +11,7 @@ import {
   TaggingStandIn,
   type TaggedResource,
 } from '../../src/sandbox/tagging/index.js';
+import { sdkConfig, serveRecorded, type Exchange, type RecordedStandIn } from '../helpers/contract.js';
 import {
   AWS_MODELS_DIR,
   errorShapeFor,
@@ -26,39 +27,27 @@ export const TAGGING_MODEL_PATH = path.join(AWS_MODELS_DIR, 'resourcegroupstaggi
 /** Errors of the awsJson protocol itself, which no service model lists. */
 const PROTOCOL_ERRORS = new Set(['UnknownOperationException', 'SerializationException']);
 
-/** Dummy credentials: the stand-in does not check signatures. */
-export const DUMMY_CREDENTIALS = { accessKeyId: 'AKIDSANDBOX', secretAccessKey: 'sandbox-secret' };
-
-/** One request/response pair as seen on the wire. */
-export interface Exchange {
-  operation: string;
-  requestHeaders: http.IncomingHttpHeaders;
-  requestBody: string;
-  status: number;
-  responseHeaders: Record<string, string>;
-  responseBody: string;
-}
+/** The Tagging API speaks one protocol, awsJson1_1. */
+export type TaggingProtocol = 'json';
 
 /** A running stand-in on loopback. */
-export interface TaggingHarness {
-  url: string;
+export interface TaggingHarness extends RecordedStandIn<ResourceGroupsTaggingAPIClient, TaggingProtocol> {
   standIn: TaggingStandIn;
   /** The account's resources; tests replace or edit it freely. */
   resources: TaggedResource[];
   /** The stand-in's clock (ms); tests move it to expire tokens. */
   clock: { t: number };
-  exchanges: Exchange[];
-  /** A real SDK client pointed at the stand-in. */
-  client: ResourceGroupsTaggingAPIClient;
-  /** Validates every recorded exchange against the model and clears the record. */
-  drainProblems(): string[];
-  close(): Promise<void>;
 }
 
 /** Options of {@link startTagging}. */
 export interface StartTaggingOptions {
   arnListPageSize?: number | undefined;
   maxLiveTokens?: number | undefined;
+}
+
+/** A real Resource Groups Tagging API client for an endpoint. */
+export function taggingClient(endpoint: string): ResourceGroupsTaggingAPIClient {
+  return new ResourceGroupsTaggingAPIClient(sdkConfig(endpoint));
 }
 
 /** Starts the stand-in on 127.0.0.1:0 over `resources`. */
@@ -74,45 +63,13 @@ export async function startTagging(
     arnListPageSize: opts.arnListPageSize,
     maxLiveTokens: opts.maxLiveTokens,
   });
-  const exchanges: Exchange[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (!standIn.handles(req)) {
-        res.writeHead(404).end();
-        return;
-      }
-      const origEnd = res.end.bind(res);
-      res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-        exchanges.push({
-          operation: String(req.headers['x-amz-target'] ?? '').slice(TAGGING_TARGET_PREFIX.length),
-          requestHeaders: req.headers,
-          requestBody: body.toString('utf8'),
-          status: res.statusCode,
-          responseHeaders: Object.fromEntries(
-            Object.entries(res.getHeaders()).map(([k, v]) => [k, String(v)]),
-          ),
-          responseBody:
-            chunk === undefined ? '' : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk),
-        });
-        return (origEnd as (...a: unknown[]) => http.ServerResponse)(chunk, ...rest);
-      }) as typeof res.end;
-      void standIn.handle(req, body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const client = new ResourceGroupsTaggingAPIClient({
-    endpoint: url,
-    region: 'us-east-1',
-    credentials: DUMMY_CREDENTIALS,
-    maxAttempts: 1,
-  });
+  const served = await serveRecorded(
+    standIn,
+    { read: readRequest, validate: validateExchange },
+    taggingClient,
+  );
   return {
-    url,
+    ...served,
     standIn,
     get resources() {
       return state.resources;
@@ -121,20 +78,18 @@ export async function startTagging(
       state.resources = r;
     },
     clock,
-    exchanges,
-    client,
-    drainProblems: () => {
-      const problems = exchanges.flatMap((ex, i) =>
-        validateExchange(ex).map((p) => `#${i} ${ex.operation}: ${p}`),
-      );
-      exchanges.length = 0;
-      return problems;
-    },
-    close: async () => {
-      client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+  };
+}
+
+/** The operation (from `X-Amz-Target`) and body of a Tagging API request. */
+function readRequest(
+  req: http.IncomingMessage,
+  body: Buffer,
+): { protocol: TaggingProtocol; operation: string; requestBody: string } {
+  return {
+    protocol: 'json',
+    operation: String(req.headers['x-amz-target'] ?? '').slice(TAGGING_TARGET_PREFIX.length),
+    requestBody: body.toString('utf8'),
   };
 }
 
@@ -142,7 +97,7 @@ export async function startTagging(
  * Checks one exchange against the model: the awsJson1_1 request headers and input, then the output
  * (2xx) or a modeled error whose body, less `__type`, is a valid instance of the error shape.
  */
-export function validateExchange(ex: Exchange): string[] {
+export function validateExchange(ex: Exchange<TaggingProtocol>): string[] {
   const model = loadModel(TAGGING_MODEL_PATH);
   const problems: string[] = [];
   if (ex.requestHeaders['content-type'] !== 'application/x-amz-json-1.1')

@@ -18,17 +18,16 @@ import {
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TaggedResource } from '../../src/sandbox/tagging/index.js';
-import { startMoto, type MotoServer } from '../helpers/moto.js';
-import { DUMMY_CREDENTIALS, startTagging, type TaggingHarness } from './tagging-harness.js';
+import { DUMMY_CREDENTIALS, describeAgainstMoto, startMotoForContract } from '../helpers/contract.js';
+import { startTagging, taggingClient } from './tagging-harness.js';
 
 const REGION = 'us-east-1';
 /** moto's default account. */
 const ACCOUNT = '123456789012';
 
-const moto = await startMoto();
-if (!moto.ok) console.warn(`[tagging-moto] skipped: ${moto.skipReason}`);
+const moto = await startMotoForContract('tagging-moto');
 
 /** Sends one signed EC2 query request (API version 2016-11-15) to moto; returns the XML answer. */
 async function ec2(url: string, params: Record<string, string>): Promise<string> {
@@ -116,27 +115,15 @@ async function listing(
   return { resources, pageSizes };
 }
 
-describe.skipIf(!moto.ok)(
-  `Tagging API stand-in and moto_server agree on GetResources${moto.ok ? '' : ` (skipped: ${moto.skipReason})`}`,
-  () => {
-    let server: MotoServer;
-    let motoClient: ResourceGroupsTaggingAPIClient;
-    let h: TaggingHarness;
-    const account: TaggedResource[] = [];
-
-    beforeAll(async () => {
-      if (!moto.ok) return;
-      server = moto.server;
-      motoClient = new ResourceGroupsTaggingAPIClient({
-        endpoint: server.url,
-        region: REGION,
-        credentials: DUMMY_CREDENTIALS,
-        maxAttempts: 1,
-      });
-      const image = all(
-        await ec2(server.url, { Action: 'DescribeImages', 'Owner.1': 'amazon' }),
-        'imageId',
-      )[0];
+describeAgainstMoto(
+  'Tagging API stand-in and moto_server agree on GetResources',
+  moto,
+  {
+    client: taggingClient,
+    // The stand-in is given the same account moto holds: EC2 instances and a subnet created in moto first.
+    standIn: async ({ url }) => {
+      const account: TaggedResource[] = [];
+      const image = all(await ec2(url, { Action: 'DescribeImages', 'Owner.1': 'amazon' }), 'imageId')[0];
       if (!image) throw new Error('moto lists no Amazon-owned image to launch instances from');
       const groups: [number, Record<string, string>][] = [
         [3, { Env: 'staging', Tier: 'web' }],
@@ -145,17 +132,17 @@ describe.skipIf(!moto.ok)(
         [1, { Env: 'dev' }],
       ];
       for (const [count, tags] of groups) {
-        for (const id of await launch(server.url, image, count, tags))
+        for (const id of await launch(url, image, count, tags))
           account.push({
             arn: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${id}`,
             resourceType: 'ec2:instance',
             tags,
           });
       }
-      const subnet = all(await ec2(server.url, { Action: 'DescribeSubnets' }), 'subnetId')[0];
+      const subnet = all(await ec2(url, { Action: 'DescribeSubnets' }), 'subnetId')[0];
       if (!subnet) throw new Error('moto lists no default subnet');
       const subnetTags = { Env: 'staging', Tier: 'net' };
-      await ec2(server.url, {
+      await ec2(url, {
         Action: 'CreateTags',
         'ResourceId.1': subnet,
         'Tag.1.Key': 'Env',
@@ -168,25 +155,13 @@ describe.skipIf(!moto.ok)(
         resourceType: 'ec2:subnet',
         tags: subnetTags,
       });
-      h = await startTagging(account);
-    }, 60_000);
-
-    afterAll(async () => {
-      motoClient?.destroy();
-      await h?.close();
-      await server?.stop();
-    });
-
-    afterEach(() => {
-      expect(h.drainProblems()).toEqual([]);
-    });
-
+      return startTagging(account);
+    },
+  },
+  (backends) => {
     it('both answer a filter that matches nothing with an empty list and no further page', async () => {
       const input = { TagFilters: [{ Key: 'Env', Values: ['no-such-environment'] }] };
-      const [ours, theirs] = await Promise.all([
-        h.client.send(new GetResourcesCommand(input)),
-        motoClient.send(new GetResourcesCommand(input)),
-      ]);
+      const [ours, theirs] = await backends.both((c) => c.send(new GetResourcesCommand(input)));
       expect(ours.ResourceTagMappingList).toEqual([]);
       expect(theirs.ResourceTagMappingList).toEqual([]);
       // AWS ends with an empty token, moto with null: either way no paginator goes on.
@@ -214,8 +189,7 @@ describe.skipIf(!moto.ok)(
     ];
     for (const [what, input, expected] of queries) {
       it(`both return the same resources and tags, 2 per page, for ${what}`, async () => {
-        const ours = await listing(h.client, input);
-        const theirs = await listing(motoClient, input);
+        const [ours, theirs] = await backends.both((c) => listing(c, input));
         expect(ours.resources).toHaveLength(expected);
         expect(ours.resources).toEqual(theirs.resources);
         expect(ours.pageSizes).toEqual(theirs.pageSizes);

@@ -7,6 +7,7 @@ import { runGate, type RunDeps, type RunResult } from '../../src/engine/run.js';
 import { MemoryJournalWriter } from '../../src/journal/writer.js';
 import { SimWorld } from '../../src/sim/world.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
+import { withAbortFile } from '../../src/compose/abort-file.js';
 
 export const CHECKOUT_PLAN = 'fixtures/sim-plans/checkout.yaml';
 
@@ -46,7 +47,7 @@ export async function simulate(
     injector: world.injector,
     journal,
     signal: world.signal,
-    abortFile: options.abortFile,
+    midRun: withAbortFile(options.abortFile),
     stopVerifyTimeoutMs: 20_000,
     ctx: { runId: 'run-1', attempt: 1 },
     ...options.deps?.(world),

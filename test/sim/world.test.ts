@@ -20,7 +20,7 @@ describe('scenario files', () => {
     expect(error).toBeInstanceOf(ScenarioError);
     const lines = (error as ScenarioError).message.split('\n');
     // The plan's wording (the value, what is expected), never zod's ("Invalid input: expected number…").
-    expect(lines).toContain('bad.yaml:3:15: metrics.p95.baseline: "fast" is not valid; expected a number');
+    expect(lines).toContain('bad.yaml:3:15: metrics.p95.baseline: "fast" is a string; expected a number');
     expect(lines).toContain(
       'bad.yaml:5:18: injector.stopLatency: "soon" is not valid; expected a duration such as 500ms, 5s, 2m, 1h or 30d',
     );
@@ -28,7 +28,9 @@ describe('scenario files', () => {
   });
 
   it('rejects YAML syntax errors with their position', () => {
-    expect(() => parseScenario('metrics: {a: [1, 2}\n', 's.yaml')).toThrow(/^s\.yaml:1:\d+: \(root\): YAML:/);
+    expect(() => parseScenario('metrics: {a: [1, 2}\n', 's.yaml')).toThrow(
+      /^s\.yaml:1:\d+: YAML syntax: .*; expected valid YAML or JSON$/m,
+    );
   });
 });
 

@@ -4,16 +4,22 @@
  * CreateExperimentTemplate input). The plan's `fis:` section is the template; its hypothesis and abort
  * sections are placeholders `validate` refuses until they are filled in.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ImportError, planFromTemplate, readTemplateFile, type TemplateInput } from '../../plan/import.js';
+import { formatIssue } from '../../files/document.js';
+import { loadYamlDocument } from '../../files/load.js';
+import {
+  ImportError,
+  planFromTemplate,
+  templateFile,
+  templateFromDocument,
+  type TemplateInput,
+} from '../../plan/import.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
 /** Unreadable input or a template FIS does not have (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
-/** Largest template file read: a 20-action template is a few tens of KiB. */
-const MAX_TEMPLATE_BYTES = 256 * 1024;
 
 const usage = `Usage: chaos-gate import <template-id | file> [--out <plan.yaml>] [--id <slug>] [--force]
        [--aws-region <region>]
@@ -61,26 +67,16 @@ export const importCommand: CliCommand = {
     try {
       const path = resolve(io.cwd, source);
       if (existsSync(path) || /\.(json|ya?ml)$/i.test(source)) {
-        let text: string;
-        try {
-          const buffer = readFileSync(path);
-          if (buffer.length > MAX_TEMPLATE_BYTES)
-            throw new Error(`it is ${buffer.length} bytes; expected at most ${MAX_TEMPLATE_BYTES}`);
-          text = buffer.toString('utf8');
-        } catch (error) {
-          io.err(
-            `${source}: cannot read the template file: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          return EXIT_BAD_INPUT;
-        }
-        const { template, fieldPrefix } = readTemplateFile(text, source);
+        // A regular file only, capped while reading (src/files/read.ts), parsed by the one loader.
+        const doc = await loadYamlDocument(path, templateFile(source));
+        const { template, fieldPrefix } = templateFromDocument(doc);
         result = planFromTemplate(
           template,
           { label: source, templateId: template.id },
           {
             id: v.id,
             file: source,
-            sourceText: text,
+            sourceText: doc.text,
             fieldPrefix,
           },
         );
@@ -100,8 +96,7 @@ export const importCommand: CliCommand = {
       }
     } catch (error) {
       if (error instanceof ImportError) {
-        for (const i of error.issues)
-          io.err(`${i.file}:${i.line}:${i.column}: ${i.field ? `${i.field}: ` : ''}${i.message}`);
+        for (const issue of error.issues) io.err(formatIssue(issue));
         return EXIT_BAD_INPUT;
       }
       throw error;

@@ -23,6 +23,7 @@ import type { Plan } from '../../plan/schema.js';
 import { formatDuration } from '../../plan/duration.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** Exit code when the plan cannot be read or is invalid (SPEC §4). */
 const EXIT_INVALID = 2;
@@ -280,7 +281,7 @@ export const measure: CliCommand = {
         cloudwatch: usesCloudWatch ? new CloudWatchSourceImpl(new CloudWatchClient({})) : undefined,
       });
     } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
+      throw new UsageError(errorMessage(error));
     }
     const clock: MeasureClock = {
       now: () => Date.now(),

@@ -4,6 +4,7 @@
  * stand-in on loopback until SIGINT or SIGTERM.
  */
 import { resolve } from 'node:path';
+import { errorMessage } from '../../errors/message.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
@@ -47,7 +48,7 @@ export const sandbox: CliCommand = {
     try {
       config = values.config ? loadSandboxConfig(resolve(io.cwd, values.config)) : {};
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      throw new UsageError(errorMessage(error));
     }
     if (values['no-load']) config = { ...config, load: { ...config.load, enabled: false } };
     const handle = await startSandbox({

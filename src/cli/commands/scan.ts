@@ -2,13 +2,11 @@
  * `chaos-gate scan <file>`: calibrate a hypothesis threshold over a recorded control and experiment
  * run (SPEC §9.1). Reads one file, prints tables or JSON, touches nothing.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseScanInput, ScanInputError } from '../../analysis/input.js';
+import { loadScanInput, ScanInputError } from '../../analysis/input.js';
 import { scanJournal, scanRequestLog, ScanError, type ScanReport } from '../../analysis/scan.js';
 import { formatScanText } from '../../analysis/scan-text.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
-import { describeOsError } from '../../files/read.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
 /** Exit code for unreadable input (SPEC §4). */
@@ -116,15 +114,7 @@ export const scan: CliCommand = {
 
     let report: ScanReport;
     try {
-      let text: string;
-      try {
-        text = readFileSync(resolve(io.cwd, file), 'utf8');
-      } catch (error) {
-        throw new ScanInputError(
-          `${file}: cannot read it: ${describeOsError(error)}; expected a journal or a request log file`,
-        );
-      }
-      const input = parseScanInput(text, file);
+      const input = await loadScanInput(resolve(io.cwd, file), file);
       if (input.kind === 'request-log') {
         if (windowSeconds !== undefined) {
           throw new UsageError(

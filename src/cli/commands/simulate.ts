@@ -7,6 +7,7 @@ import type { Clock } from '../../clock/clock.js';
 import { VirtualClock } from '../../clock/clock.js';
 import { runGate, type RunResult } from '../../engine/run.js';
 import { staticRefusalGate } from '../../engine/static-gate.js';
+import { withAbortFile } from '../../compose/abort-file.js';
 import type { JournalEvent, Measurement } from '../../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../../journal/writer.js';
 import { formatIssue, loadPlan, PlanError, type LoadedPlan } from '../../plan/load.js';
@@ -75,7 +76,7 @@ export async function runSimulation(o: SimulationOptions): Promise<{ result: Run
       gates: [staticRefusalGate(o.loaded)],
       journal: o.journal ?? new MemoryJournalWriter(),
       signal,
-      abortFile: o.abortFile,
+      midRun: withAbortFile(o.abortFile),
       onTick: o.onTick,
       onEvent: o.onEvent,
       region: 'eu-west-1',

@@ -14,6 +14,7 @@ import { defaultDeps } from '../../action/wiring.js';
 import type { JournalEvent, Measurement } from '../../journal/types.js';
 import { checkName } from '../../report/common.js';
 import type { SandboxUrls } from './sandbox-process.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** The token the sandbox's GitHub stand-in accepts (docs/sandbox.md). */
 export const SANDBOX_GITHUB_TOKEN = 'sandbox-token';
@@ -162,7 +163,7 @@ export async function recordedCheckRun(
       title: run.output?.title ?? null,
     };
   } catch (err) {
-    return { error: `could not read the check run: ${err instanceof Error ? err.message : String(err)}` };
+    return { error: `could not read the check run: ${errorMessage(err)}` };
   }
 }
 

@@ -7,9 +7,12 @@
  * numbers computed by Prometheus — and runs that copy. Bounds, abort rules and the FIS part are
  * untouched, so the verdicts mean the same thing in both modes.
  */
-import { readFileSync } from 'node:fs';
 import { isMap, isSeq, parseDocument, Scalar, type YAMLMap } from 'yaml';
+import { parseYamlDocument, type DocumentOptions } from '../../files/document.js';
+import { loadYamlDocumentSync } from '../../files/load.js';
+import { readFileBoundedSync } from '../../files/read.js';
 import type { Verdict } from '../../journal/types.js';
+import { MAX_PLAN_BYTES } from '../../plan/load.js';
 
 /** One run of the demo. */
 export interface DemoPlan {
@@ -92,6 +95,8 @@ export function prometheusVariant(
   file: string,
   queries: Readonly<Record<string, string>> = DEMO_PROMQL,
 ): string {
+  // The one loader's limits (size, aliases, unique keys, no custom tags) hold before the text is edited.
+  parseYamlDocument(text, demoPlanFile(file));
   const doc = parseDocument(text);
   const hypothesis = doc.get('hypothesis');
   if (!isMap(hypothesis)) throw new Error(`${file}: no hypothesis`);
@@ -107,14 +112,22 @@ export function prometheusVariant(
   return `# Written by \`chaos-gate demo\` from ${file}: the same plan, its SLIs read from Prometheus.\n${body}`;
 }
 
+function demoPlanFile(file: string): DocumentOptions {
+  return { file, what: 'plan file', maxBytes: MAX_PLAN_BYTES, limitName: 'MAX_PLAN_BYTES' };
+}
+
 /** The `id` of a plan file (it names the check run and the output files). */
 export function planIdOf(file: string): string {
-  const id: unknown = parseDocument(readFileSync(file, 'utf8')).get('id');
+  const data = loadYamlDocumentSync(file, demoPlanFile(file)).data;
+  const id = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)['id'] : undefined;
   if (typeof id !== 'string' || id === '') throw new Error(`${file}: the plan has no id`);
   return id;
 }
 
-/** Reads a demo plan and returns its Prometheus variant. */
+/** Reads a demo plan (a regular file, capped while reading) and returns its Prometheus variant. */
 export function prometheusVariantOf(file: string): string {
-  return prometheusVariant(readFileSync(file, 'utf8'), file);
+  return prometheusVariant(
+    readFileBoundedSync(file, { what: 'plan file', maxBytes: MAX_PLAN_BYTES }).text,
+    file,
+  );
 }

@@ -12,6 +12,7 @@ import { demoPush, runThroughAction, type ActionRunResult, type RecordedCheckRun
 import { DEMO_PLANS, planIdOf, PROMETHEUS_READY_QUERY, prometheusVariantOf, type DemoPlan } from './plans.js';
 import { findPrometheus, startPrometheus, type PrometheusProcess } from './prometheus.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** Where the demo writes by default, relative to the working directory. */
 export const DEFAULT_OUT_DIR = join('out', 'demo');
@@ -121,7 +122,7 @@ async function faultRecord(sandbox: SandboxProcess, experimentId: string): Promi
       seconds: a.endTime === null ? null : (Date.parse(a.endTime) - Date.parse(a.startTime)) / 1000,
     }));
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    return { error: errorMessage(err) };
   }
 }
 
@@ -172,7 +173,7 @@ async function chooseMetrics(
     };
   } catch (err) {
     if (o.signal.aborted) throw err;
-    const why = err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
+    const why = errorMessage(err).split('\n')[0] ?? '';
     return { mode: { kind: 'scrape', why: `${bin} did not start: ${why}` } };
   }
 }

@@ -15,7 +15,7 @@ import {
   type ResourceTagMapping,
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { ResolvedTarget } from '../injector.js';
-import type { CandidateCounter } from '../../preflight/blast-radius.js';
+import type { CandidateCounter } from '../ports.js';
 import type { FisTarget } from '../../plan/schema.js';
 import { DEADLINES, sendWithin } from '../../net/deadline.js';
 import { awsClientConfig, type AwsOptions } from './clients.js';

@@ -19,6 +19,7 @@ import {
 import { ensureKillSwitchAlarm, KILL_SWITCH_ALARM } from './alarms.js';
 import { getSafetyLever, updateSafetyLever, type LeverResult } from './safety-lever.js';
 import { TAG_PLAN } from './template.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** Experiments that may still inject: `stopping` included, since its actions are not all stopped yet. */
 const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
@@ -97,7 +98,7 @@ export async function engageKillSwitch(
       // Already stopping or ended (the stop condition got there first): not a failure, verified below.
       const status = await statusOf(fis, e.id).catch(() => 'unknown');
       if (LIVE.has(status) || TERMINAL.has(status)) pending.push(e);
-      else report.failed.push({ ...e, error: error instanceof Error ? error.message : String(error) });
+      else report.failed.push({ ...e, error: errorMessage(error) });
     }
   }
   const deadline = Date.now() + (options.verifyMs ?? KILL_VERIFY_MS);

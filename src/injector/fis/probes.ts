@@ -9,13 +9,14 @@ import {
   type FisClient,
 } from '@aws-sdk/client-fis';
 import { DescribeAlarmsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import type { RunningExperiment } from '../../preflight/concurrency.js';
-import { SetupError } from '../../preflight/setup-error.js';
+import { SetupError } from '../../errors/setup.js';
+import type { RunningExperiment } from '../ports.js';
 import { describeAwsError, setupErrorOf } from '../aws/errors.js';
 import { killSwitchStatus } from './kill-switch.js';
 import { ledgerSpent } from './ledger.js';
 import { alarmNameFromArn } from './alarms.js';
 import { TAG_ATTEMPT, TAG_PLAN, TAG_RUN } from './template.js';
+import { errorMessage } from '../../errors/message.js';
 
 interface Clients {
   fis: FisClient;
@@ -149,7 +150,7 @@ export function alarmIncidentProbe(
         // A broken set-up is thrown (the gate ends the run failed); anything else is a probe that could not tell.
         const setup = asSetupError(error);
         if (setup instanceof SetupError) throw setup;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         return { open: false, detail: `could not read alarm ${name}`, error: message };
       }
     },

@@ -14,6 +14,7 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { fisEndpoint } from '../aws/clients.js';
 import { DEADLINES, withDeadline } from '../../net/deadline.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** Options of the lever calls. */
 export interface LeverCallOptions {
@@ -112,7 +113,7 @@ export async function getSafetyLever(
   } catch (error) {
     return {
       available: false,
-      detail: `GetSafetyLever failed: ${error instanceof Error ? error.message : String(error)}`,
+      detail: `GetSafetyLever failed: ${errorMessage(error)}`,
     };
   }
 }
@@ -149,7 +150,7 @@ export async function updateSafetyLever(
   } catch (error) {
     return {
       available: false,
-      detail: `UpdateSafetyLeverState failed: ${error instanceof Error ? error.message : String(error)}`,
+      detail: `UpdateSafetyLeverState failed: ${errorMessage(error)}`,
     };
   }
 }

@@ -5,6 +5,7 @@
  */
 import { BadInputError } from '../../errors/bad-input.js';
 import { displayUrl, secrets } from '../../security/redact.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** What the URL is expected to be, for messages. */
 const EXPECTED = 'an http(s) URL such as http://prometheus:9090';
@@ -29,7 +30,7 @@ export function prometheusUrlProblem(raw: string): string | undefined {
     parse(raw);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 
@@ -71,8 +72,6 @@ export function parsePrometheusUrl(raw: string, setting = 'prometheus-url'): Pro
     if (parsed.basic) secrets.add(parsed.basic.password);
     return parsed;
   } catch (error) {
-    throw new BadInputError(
-      `${setting} '${displayUrl(raw)}': ${error instanceof Error ? error.message : String(error)}; expected ${EXPECTED}`,
-    );
+    throw new BadInputError(`${setting} '${displayUrl(raw)}': ${errorMessage(error)}; expected ${EXPECTED}`);
   }
 }

@@ -22,6 +22,7 @@ import {
 } from './exposition.js';
 import { histogramQuantile, type Bucket } from './quantile.js';
 import { SelectorError, parseSelector, selectorMatches, withMetric, type Selector } from './selector.js';
+import { errorMessage } from '../../errors/message.js';
 
 /**
  * Largest exposition accepted. A busy service with a few thousand series serves well under 4 MiB;
@@ -231,10 +232,6 @@ function noData(reason: string): Omit<Reading, 'name' | 'query'> {
 }
 function finite(value: number): Omit<Reading, 'name' | 'query'> {
   return Number.isNaN(value) ? noData('the value is NaN') : { value, status: 'ok' };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Reads `/metrics` endpoints and measures SLIs from consecutive scrapes. */

@@ -13,6 +13,7 @@ import { loadDescription, type Operation } from './spec.js';
 import { GitHubState, type StoredAnnotation, type StoredCheckRun, type StoredIssue } from './state.js';
 import { handleIntrospection } from './introspect.js';
 import { GitHubFaults } from './faults.js';
+import { errorMessage } from '../../errors/message.js';
 
 export { GitHubState } from './state.js';
 export type {
@@ -264,9 +265,7 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     handler(req, res) {
       handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({ message: `stand-in error: ${err instanceof Error ? err.message : String(err)}` }),
-        );
+        res.end(JSON.stringify({ message: `stand-in error: ${errorMessage(err)}` }));
       });
     },
     state,

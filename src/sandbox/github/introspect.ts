@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { GitHubState, PullSeed } from './state.js';
 import type { GitHubFaults } from './faults.js';
+import { errorMessage } from '../../errors/message.js';
 
 /** Path prefix of the introspection routes. */
 export const INTROSPECTION_PREFIX = '/_sandbox/';
@@ -119,7 +120,7 @@ export function handleIntrospection(
       })
       .catch((err: unknown) =>
         reply(res, 400, {
-          error: `POST ${INTROSPECTION_PREFIX}faults: ${err instanceof Error ? err.message : String(err)}`,
+          error: `POST ${INTROSPECTION_PREFIX}faults: ${errorMessage(err)}`,
         }),
       );
   } else if (method === 'POST' && route === 'pulls') {
@@ -149,7 +150,7 @@ export function handleIntrospection(
       })
       .catch((err: unknown) =>
         reply(res, 400, {
-          error: `POST ${INTROSPECTION_PREFIX}pulls: ${err instanceof Error ? err.message : String(err)}`,
+          error: `POST ${INTROSPECTION_PREFIX}pulls: ${errorMessage(err)}`,
         }),
       );
   } else {

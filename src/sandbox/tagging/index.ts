@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorMessage } from '../../errors/message.js';
 
 /** The `X-Amz-Target` prefix of every operation (the service shape's name in the model). */
 export const TAGGING_TARGET_PREFIX = 'ResourceGroupsTaggingAPI_20170126.';
@@ -275,11 +276,7 @@ export class TaggingStandIn {
       const err =
         error instanceof TaggingError
           ? error
-          : new TaggingError(
-              'InternalServiceException',
-              error instanceof Error ? error.message : String(error),
-              500,
-            );
+          : new TaggingError('InternalServiceException', errorMessage(error), 500);
       this.send(res, err.status, { __type: err.type, Message: err.message }, err.type);
     }
   }
