@@ -12,7 +12,7 @@
  *   by its stop condition. Target ≤ 40 s; the journal must show `lease` with `forced: true` and
  *   `stop-verified` with `by: 'lease'`.
  *
- * These are the scenarios of test/reliability/slow.test.ts; the test asserts bounds, this measures.
+ * These are the scenarios of test/reliability/slow-*.test.ts; the test asserts bounds, this measures.
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';

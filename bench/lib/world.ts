@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { parseJournal } from '../../src/journal/read.js';
 import type { Journal } from '../../src/journal/types.js';
 import type { AdminClient, SandboxUrls } from '../../test/helpers/sandbox.js';
+import { cliArgs } from '../../test/helpers/cli.js';
 
 /** The repository root (bench/lib → ../..). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -173,10 +174,7 @@ export function startRun(
   urls: SandboxUrls,
   opts: { journalPath: string; extraArgs?: string[]; env?: Record<string, string> },
 ): RunChild {
-  const args = [
-    '--import',
-    'tsx',
-    path.join(ROOT, 'src/cli/index.ts'),
+  const args = cliArgs([
     'run',
     planPath,
     '--journal',
@@ -185,7 +183,7 @@ export function startRun(
     '--run-id',
     `bench-${path.basename(planPath, '.yaml')}-${Date.now()}`,
     ...(opts.extraArgs ?? []),
-  ];
+  ]);
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -14,11 +14,9 @@ import {
 } from '../journal/types.js';
 import { formatIssue, PlanError } from '../plan/load.js';
 import { PolicyError } from '../preflight/policy.js';
-import { renderSummary } from '../report/markdown.js';
-import { renderReplayHtml } from '../report/html.js';
-import { prComment, type PlanReview } from '../report/comment.js';
+import type { PlanReview } from '../report/comment.js';
 import type { Locate } from '../report/check-run.js';
-import { GitHubReporter, type GitHubReporterOptions, type SummaryFallback } from '../report/github.js';
+import type { GitHubReporter, GitHubReporterOptions, SummaryFallback } from '../report/github.js';
 import { JOB_SUMMARY_LIMIT_BYTES, trimToLimit } from '../report/limits.js';
 import { decideTrust, githubContextFromEnv, pullLookup, readEvent, runUrl } from './context.js';
 import { isBadInput } from '../errors/bad-input.js';
@@ -174,8 +172,10 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const conclusions = { inconclusive: inputs.inconclusiveConclusion, notRun: inputs.notRunConclusion };
   const runId = env.GITHUB_RUN_ID ?? `local-${Date.now()}`;
   const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? '1') || 1;
+  // The GitHub toolkit (Octokit, undici) and the report renderers load when they are used, not at start:
+  // a run without a token reaches its first AWS call without parsing them (cold start, bench/run.ts).
   const reporter = gh
-    ? new GitHubReporter(gh, {
+    ? new (await import('../report/github.js')).GitHubReporter(gh, {
         log: core,
         planPath,
         conclusions,
@@ -286,7 +286,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const verdict = journal.verdict ?? 'failed';
   const exitCode = journal.exitCode ?? EXIT_CODES[verdict];
 
-  writeFiles(journal, journalPath, reportPath, core);
+  await writeFiles(journal, journalPath, reportPath, core);
   setOutputs(core, outputsFromJournal(journal, { journal: journalPath, report: reportPath }));
 
   const artifactName = `chaos-gate-${journal.planId}`;
@@ -296,11 +296,14 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     // Saved only once GitHub accepted the completion: otherwise the post step completes the check run.
     if (inputs.checkRun && (await reporter.completeCheck(journal)) !== 'failed')
       core.saveState(STATE.checkRunCompleted, 'true');
-    if (inputs.prComment)
+    if (inputs.prComment) {
+      const { prComment } = await import('../report/comment.js');
       await reporter.upsertComment(journal.planId, prComment(journal, { runUrl: runUrl(env) }));
+    }
     if (inputs.findings === 'issue')
       await reporter.reportFindings(journal, { runUrl: runUrl(env), artifactName });
   }
+  const { renderSummary } = await import('../report/markdown.js');
   await core.writeSummary(jobSummary(renderSummary(journal), reporter?.fallbacks ?? []));
   await uploadArtifacts(deps, artifactName, [journalPath, reportPath], workspace);
   announceVerdict(core, verdict, journal.reason ?? 'the run ended without a reason');
@@ -314,6 +317,7 @@ async function reviewCommand(
   reporter: GitHubReporter | undefined,
 ): Promise<number> {
   const review = await deps.reviewPlan(inputs, planFile);
+  const { prComment } = await import('../report/comment.js');
   const body = prComment(review, { runUrl: runUrl(deps.env) });
   if (reporter && inputs.prComment) await reporter.upsertComment(review.planId, body);
   // The summary always carries the review; a fallback notice explains a missing comment.
@@ -336,8 +340,14 @@ export function jobSummary(report: string, fallbacks: SummaryFallback[]): string
   return trimToLimit(parts.join('\n\n'), JOB_SUMMARY_LIMIT_BYTES, 'job summary', 'bytes');
 }
 
-function writeFiles(journal: Journal, journalPath: string, reportPath: string, core: ActionCore): void {
+async function writeFiles(
+  journal: Journal,
+  journalPath: string,
+  reportPath: string,
+  core: ActionCore,
+): Promise<void> {
   try {
+    const { renderReplayHtml } = await import('../report/html.js');
     // The engine writes the journal as it goes; write it here only when it did not.
     if (!existsSync(journalPath)) {
       mkdirSync(dirname(journalPath), { recursive: true });

@@ -1,11 +1,10 @@
 /**
  * The concrete parts behind the action: `@actions/core`, `@actions/artifact`, the plan loader for
  * `plan`/`validate`, and the engine for `run` (from `./engine.js`). Only this file and main/post
- * know them; `runFromInputs` sees the `ActionDeps` interface.
+ * know them; `runFromInputs` sees the `ActionDeps` interface. What one command alone needs (review,
+ * validate, the artifact client) is imported when that command runs.
  */
 import * as core from '@actions/core';
-import { reviewPlan } from '../compose/review.js';
-import { formatValidate, validatePlanFile } from '../compose/validate.js';
 import { resolve } from 'node:path';
 import { runEngine } from './engine.js';
 import type { ActionCore, ActionDeps } from './run.js';
@@ -36,6 +35,7 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
     async reviewPlan(inputs, planFile) {
       // Static review on pull requests: no AWS call (fork PRs have no credentials, and none are needed).
       const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+      const { reviewPlan } = await import('../compose/review.js');
       const r = await reviewPlan({
         planPath: planFile,
         displayPath: inputs.plan,
@@ -48,6 +48,7 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
     async validatePlan(inputs) {
       // The same checks as `chaos-gate validate`: every check a run applies before touching anything.
       const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+      const { formatValidate, validatePlanFile } = await import('../compose/validate.js');
       const result = await validatePlanFile(inputs.plan, {
         cwd: workspace,
         policy: inputs.policy || undefined,

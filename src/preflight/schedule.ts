@@ -30,7 +30,12 @@ let parserClass: typeof CronExpressionParser | undefined;
  * they compile a schedule that needs it; the synchronous functions below expect it loaded.
  */
 export async function loadCronParser(): Promise<void> {
-  parserClass ??= (await import('cron-parser')).CronExpressionParser;
+  // cron-parser is CommonJS. Node's ESM loader finds its named exports; the bundle (esbuild) offers only
+  // `default` for it, so the class is looked up in both places (test/setup/bundle.ts runs the suite's
+  // child processes on the bundle; under tsx alone this went unnoticed and dist/ could not read a cron).
+  const mod = await import('cron-parser');
+  parserClass ??=
+    (mod.CronExpressionParser as typeof CronExpressionParser | undefined) ?? mod.default.CronExpressionParser;
 }
 
 function cronParser(): typeof CronExpressionParser {

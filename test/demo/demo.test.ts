@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoRecord, FaultRecord } from '../../src/cli/demo/sandbox-demo.js';
 import type { Journal } from '../../src/journal/types.js';
 import { abortLatencyMs } from '../../src/action/outputs.js';
+import { cliArgs } from '../helpers/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** The demo's own target is under 90 s; the bound leaves room for a loaded CI machine. */
@@ -43,7 +44,7 @@ function cli(
   timeoutMs: number,
   onStdout?: (stdout: string, child: ChildProcess) => void,
 ): Promise<Finished> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/index.ts'), ...args], {
+  const child = spawn(process.execPath, cliArgs(args), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, CI: '' },

@@ -14,6 +14,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
 import type { Journal } from '../../src/journal/types.js';
 import { readJournal } from '../../src/journal/read.js';
+import { cliArgs } from '../helpers/cli.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PLANS = path.join(ROOT, 'fixtures/plans');
@@ -135,9 +136,13 @@ export function copyPlan(dir: string, name: string, edit?: (text: string) => str
   return to;
 }
 
-/** Runs `node --import tsx <entry> <args>` from the repository root (entry relative to it). */
-function spawnNode(entry: string, args: string[], env: NodeJS.ProcessEnv): CliChild {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+/**
+ * Runs a Node program from the repository root: `chaos-gate <args>` (the suite's bundle, test/helpers/cli.ts)
+ * for `cli`, else `node --import tsx <entry>` (entry relative to the root).
+ */
+function spawnNode(entry: 'cli' | string, args: string[], env: NodeJS.ProcessEnv): CliChild {
+  const argv = entry === 'cli' ? cliArgs(args) : ['--import', 'tsx', path.join(ROOT, entry), ...args];
+  const child: ChildProcess = spawn(process.execPath, argv, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -240,7 +245,7 @@ export async function startE2E(config: Record<string, unknown> = {}): Promise<E2
     fis,
     cloudwatch,
     dir,
-    cli: (args, extraEnv) => spawnNode('src/cli/index.ts', args, { ...env, ...extraEnv }),
+    cli: (args, extraEnv) => spawnNode('cli', args, { ...env, ...extraEnv }),
     node: (entry, extraEnv) => spawnNode(entry, [], { ...env, ...extraEnv }),
     async run(plan, args = []) {
       const journalPath = path.join(dir, `run-${++runs}.journal.json`);

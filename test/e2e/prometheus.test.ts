@@ -36,6 +36,7 @@ import {
   type E2E,
   type PlanRun,
 } from './harness.js';
+import { cliArgs } from '../helpers/cli.js';
 
 const PLAN = path.join(PLANS, 'sandbox-prometheus.yaml');
 /** The plan's interval, which the Prometheus source substitutes for `[$window]` (promDuration form). */
@@ -134,7 +135,7 @@ interface ChildResult {
 
 /** Runs `chaos-gate <args>` as a child process; killed by PID if it outlives CLI_TIMEOUT_MS. */
 function chaosGate(args: string[]): Promise<ChildResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/index.ts'), ...args], {
+  const child = spawn(process.execPath, cliArgs(args), {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,16 +1,14 @@
 /**
- * Bundles the action's entry points (`src/action/index.ts`, `src/action/post.ts`) from the current
- * sources into a temporary directory, the way `scripts/build.mjs` builds `dist/` (ESM, code splitting, the
- * `require` banner), so a test runs the bundled code path as the runner would without rewriting the
- * committed `dist/` that other work in the tree relies on.
+ * The action's entry points bundled from the current sources, as `scripts/build.mjs` builds `dist/`
+ * (scripts/bundle.mjs), so a test runs the bundled code path as the runner would without rewriting the
+ * committed `dist/` that other work in the tree relies on: the suite's bundle (test/setup/bundle.ts), or a
+ * fresh one in a temporary directory when the test runs outside the suite's config.
  */
-import { build } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { bundle } from '../../scripts/bundle.mjs';
+import { bundledEntry } from './cli.js';
 
 /** A fresh bundle of the action; `dispose()` removes it. */
 export interface ActionBundle {
@@ -19,27 +17,13 @@ export interface ActionBundle {
   dispose(): void;
 }
 
-/** Builds the action from `src/` into a temp directory (a few seconds). */
+/** The suite's bundle of the action, else one built from `src/` into a temp directory (a few seconds). */
 export async function buildActionBundle(): Promise<ActionBundle> {
+  const [main, post] = [bundledEntry('action'), bundledEntry('post')];
+  // The suite built one for every file (test/setup/bundle.ts): nothing to build, nothing to remove.
+  if (main && post) return { main, post, dispose: () => undefined };
   const outdir = mkdtempSync(path.join(tmpdir(), 'chaos-gate-action-bundle-'));
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints: { action: 'src/action/index.ts', post: 'src/action/post.ts' },
-    outdir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    logLevel: 'error',
-    banner: {
-      js: [
-        "import { createRequire as __cgCreateRequire } from 'node:module';",
-        'const require = __cgCreateRequire(import.meta.url);',
-      ].join('\n'),
-    },
-  });
+  await bundle({ outdir, minify: false });
   return {
     main: path.join(outdir, 'action.js'),
     post: path.join(outdir, 'post.js'),

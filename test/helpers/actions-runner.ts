@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { bundledEntry } from './cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -34,10 +35,13 @@ const BUILD_TIMEOUT_MS = 180_000;
 export const STEP_TIMEOUT_MS = 120_000;
 const POLL_MS = 50;
 
-/** The bundles a step runs. */
+/**
+ * The bundles a step runs: the suite's bundle of the current sources (test/setup/bundle.ts), else the
+ * committed dist/ (kept fresh by {@link ensureBundle}).
+ */
 export const BUNDLES = {
-  main: path.join(ROOT, 'dist/action.js'),
-  post: path.join(ROOT, 'dist/post.js'),
+  main: bundledEntry('action') ?? path.join(ROOT, 'dist/action.js'),
+  post: bundledEntry('post') ?? path.join(ROOT, 'dist/post.js'),
 } as const;
 
 function newestMtime(dir: string): number {
@@ -64,7 +68,7 @@ function bundleIsFresh(): boolean {
  * re-checked inside the lock.
  */
 export function ensureBundle(): void {
-  if (bundleIsFresh()) return;
+  if (bundledEntry('action') !== undefined || bundleIsFresh()) return;
   const stale = (bundle: string): string =>
     `[ ! -f ${bundle} ] || [ -n "$(find src scripts/build.mjs package-lock.json -newer ${bundle} -print -quit)" ]`;
   const script = `cd ${JSON.stringify(ROOT)} && if ${stale('dist/action.js')} || ${stale('dist/post.js')}; then npm run build --silent; fi`;

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliArgs } from './cli.js';
 
 /** How long the sandbox may take to write its port file (its target is < 2 s; CI machines are slower). */
 const START_TIMEOUT_MS = 20_000;
@@ -87,15 +88,7 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
 export async function startSandboxProcess(opts: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const dir = mkdtempSync(path.join(tmpdir(), 'chaos-gate-sandbox-'));
   const portFile = path.join(dir, 'ports.json');
-  const args = [
-    '--import',
-    'tsx',
-    path.join(ROOT, 'src/cli/index.ts'),
-    'sandbox',
-    '--port-file',
-    portFile,
-    ...(opts.args ?? []),
-  ];
+  const args = cliArgs(['sandbox', '--port-file', portFile, ...(opts.args ?? [])]);
   if (opts.config) {
     const configFile = path.join(dir, 'sandbox.json');
     writeFileSync(configFile, JSON.stringify(opts.config));

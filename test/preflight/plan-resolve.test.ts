@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
+import { cliArgs } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PLANS = readdirSync(path.join(ROOT, 'fixtures/plans'))
@@ -32,23 +33,19 @@ async function planResolve(
   plan: string,
 ): Promise<{ status: number | null; json: Record<string, unknown>; stderr: string }> {
   const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/index.ts', 'plan', plan, '--resolve', '--json'],
-      {
-        cwd: ROOT,
-        timeout: 60_000,
-        env: {
-          ...process.env,
-          AWS_ENDPOINT_URL: sandbox.urls.aws,
-          AWS_ACCESS_KEY_ID: 'sandbox',
-          AWS_SECRET_ACCESS_KEY: 'sandbox',
-          AWS_REGION: 'us-east-1',
-          // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
-          CHAOS_GATE_PROMETHEUS_URL: '',
-        },
+    const child = spawn(process.execPath, cliArgs(['plan', plan, '--resolve', '--json']), {
+      cwd: ROOT,
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: sandbox.urls.aws,
+        AWS_ACCESS_KEY_ID: 'sandbox',
+        AWS_SECRET_ACCESS_KEY: 'sandbox',
+        AWS_REGION: 'us-east-1',
+        // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
+        CHAOS_GATE_PROMETHEUS_URL: '',
       },
-    );
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -14,16 +14,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionsJob } from '../helpers/actions-runner.js';
 import { buildActionBundle, type ActionBundle } from '../helpers/action-bundle.js';
 import { prometheusSkipReason, startPrometheus, type PrometheusServer } from '../helpers/prometheus.js';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
+import { cliArgs } from '../helpers/cli.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** tsx's loader by URL, so the CLI runs from any working directory. */
-const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const FIXTURES = new URL('../../fixtures/events/', import.meta.url);
 const read = (rel: string): string => readFileSync(new URL(rel, FIXTURES), 'utf8');
 
@@ -313,7 +310,7 @@ describe('the CLI on bad Prometheus input', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['--import', TSX, path.join(ROOT, 'src/cli/index.ts'), ...args], {
+    spawnSync(process.execPath, cliArgs(args), {
       cwd: dir,
       encoding: 'utf8',
       timeout: 60_000,
@@ -354,16 +351,12 @@ describe('the CLI on bad Prometheus input', () => {
       HOME: dir,
       CANARY_URL: 'http://127.0.0.1:9',
     };
-    const r = spawnSync(
-      process.execPath,
-      ['--import', TSX, path.join(ROOT, 'src/cli/index.ts'), 'run', 'plan.yaml'],
-      {
-        cwd: dir,
-        encoding: 'utf8',
-        timeout: 60_000,
-        env,
-      },
-    );
+    const r = spawnSync(process.execPath, cliArgs(['run', 'plan.yaml']), {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env,
+    });
     expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toContain(
       "hypothesis.slis[1].scrape.url: the plan's env: declares SCRAPE_TOKEN, but it is not set in the environment",

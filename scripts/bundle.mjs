@@ -1,0 +1,113 @@
+// The one definition of how chaos-gate is bundled: `scripts/build.mjs` writes dist/ with it, and the
+// test suite builds its own copy from the current sources (test/setup/bundle.ts), so every test that
+// spawns the CLI or the action runs the same bundle the runner would, without rewriting dist/.
+//
+// One build with code splitting for all three entries (the action's main and post steps, and the CLI):
+// what an entry loads only on demand becomes a chunk under chunks/ that is neither parsed nor compiled
+// at start. The action's cold start to its first AWS call is a SPEC §12 target (≤ 300 ms), and the CLI
+// loads each command with `import()` so `--version`, `--help` and `validate` start within 2.5× of a bare
+// `node -e 0` (issue 17; both figures in `npm run bench`).
+import { build } from 'esbuild';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, URL } from 'node:url';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+/** The repository root: entry points and plugin paths are relative to it, wherever the caller runs. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const banner = [
+  "import { createRequire as __cgCreateRequire } from 'node:module';",
+  'const require = __cgCreateRequire(import.meta.url);',
+].join('\n');
+
+/**
+ * zod re-exports every one of its ~60 message locales (`z.locales`, `z.core.locales`); chaos-gate never
+ * switches locale (its messages are its own: src/plan/load.ts), yet the namespace re-export keeps all of
+ * them in the bundle, ~40 % of zod's code, compiled by every command that validates a plan. This resolves
+ * zod's locale index to English only, the one locale zod configures at import.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? {
+            // A path relative to the project: esbuild hashes a plugin namespace's paths as given, and an
+            // absolute one would make the chunk names depend on where the repository is checked out.
+            path: relative(ROOT, join(dirname(args.importer), '../locales/en.js')),
+            namespace: 'zod-locales',
+          }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from './${basename(args.path)}';`,
+      resolveDir: resolve(ROOT, dirname(args.path)),
+    }));
+  },
+};
+
+/**
+ * `@actions/core` imports its OIDC client (and through it `@actions/http-client` and undici, ~430 KB)
+ * for `core.getIDToken()`, which chaos-gate never calls: AWS credentials come from the workflow (for
+ * example aws-actions/configure-aws-credentials). Parsing undici at start delayed the action's first AWS
+ * call (cold start, bench/run.ts), so the OIDC module is replaced by one that says why it is missing. The
+ * GitHub toolkit still brings undici, loaded when a run talks to GitHub.
+ */
+const coreWithoutOidc = {
+  name: 'actions-core-without-oidc',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/oidc-utils\.js$/ }, (args) =>
+      /[\\/]@actions[\\/]core[\\/]lib[\\/]/.test(args.importer)
+        ? { path: 'actions-core-oidc-utils', namespace: 'actions-core-without-oidc' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'actions-core-without-oidc' }, () => ({
+      contents: [
+        'export class OidcClient {',
+        '  static async getIDToken() {',
+        "    throw new Error('chaos-gate is built without @actions/core OIDC support (scripts/build.mjs)');",
+        '  }',
+        '}',
+      ].join('\n'),
+    }));
+  },
+};
+
+/**
+ * Builds the three entries into `outdir` and resolves with esbuild's result. `minify: false` keeps
+ * names and lines readable (the test suite's bundle); everything else is the build of `dist/`.
+ */
+export async function bundle({ outdir: requested, minify = true, metafile = false }) {
+  const outdir = resolve(requested);
+  // Chunks are content-hashed: remove the old ones so the output holds exactly what this build produced.
+  rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
+  const result = await build({
+    // src/cli/index.ts starts with `#!/usr/bin/env node`; esbuild keeps an entry's hashbang on that entry
+    // only, above the banner, so dist/cli.js runs as `bin: chaos-gate`.
+    entryPoints: { action: 'src/action/index.ts', post: 'src/action/post.ts', cli: 'src/cli/index.ts' },
+    outdir,
+    absWorkingDir: ROOT,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    // Maps without embedded sources: stack traces resolve to src/ lines, the committed dist/ stays small.
+    sourcesContent: false,
+    legalComments: 'none',
+    // SPEC §12: bundle ≤ 5 MB. Minified identifiers are fine; keepNames must stay off (the failover page
+    // embeds the model via Function.prototype.toString, see src/report/html.ts).
+    minify,
+    // `chaos-gate --version` answers from the bundle itself (src/cli/version.ts), without reading package.json.
+    define: { CHAOS_GATE_VERSION: JSON.stringify(version) },
+    banner: { js: banner },
+    plugins: [zodEnglishOnly, coreWithoutOidc],
+    metafile,
+    logLevel: 'warning',
+  });
+  chmodSync(join(outdir, 'cli.js'), 0o755);
+  return result;
+}

@@ -1,0 +1,204 @@
+/**
+ * What the reliability and slow-AWS files share: a sandbox child process of their own (FIS at 4× speed),
+ * real `chaos-gate run` children against it, and the invariants every broken run must keep. Each file
+ * gets its own sandbox because the admin endpoint's faults apply to the whole stand-in: files run side by
+ * side (vitest workers), the cases within one file one after another.
+ *
+ * Whatever breaks, a run must end by itself with the fault stopped (no live experiment, no canary fault,
+ * the FIS action ended), a complete journal (the final JSON document), the `--json` summary agreeing with
+ * it, the stop verified or the run `failed` for it, and never `held` when it aborted blind.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { Journal } from '../../src/journal/types.js';
+import { parseJournal } from '../../src/journal/read.js';
+import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
+import {
+  actionsOf,
+  liveFaults,
+  pollFor,
+  setCanary,
+  startRun,
+  tempDir,
+  writePlan,
+  type ActionRecord,
+  type PlanOptions,
+  type RunSummary,
+} from '../../bench/lib/world.js';
+
+/** How long to wait for the fault to be running before breaking things. */
+const REACH_FAULT_MS = 60_000;
+/** How long FIS may take to show the experiment ended once the run has exited. */
+const SETTLE_MS = 20_000;
+
+export interface BrokenWorld {
+  /** The sandbox of this file (set once `beforeAll` has run). */
+  readonly sandbox: RunningSandbox;
+  /** Adds an API fault through the admin endpoint. */
+  fault(spec: Record<string, unknown>): Promise<void>;
+  /** A plan id unique to this process. */
+  planId(what: string): string;
+  /**
+   * Runs a plan; once its FIS action is running, `during` breaks something. Resolves after the child
+   * exited, having asserted the invariants of every run. The child is SIGKILLed after `runTimeoutMs`.
+   */
+  runBroken(
+    plan: PlanOptions,
+    during: () => Promise<void>,
+    opts: { runTimeoutMs: number; env?: Record<string, string> },
+  ): Promise<Outcome>;
+}
+
+export interface Outcome {
+  journal: Journal;
+  summary: RunSummary;
+  /** The raw journal file parsed as one JSON document (throws if it is still NDJSON). */
+  finalDocument: unknown;
+  /** The FIS action as the stand-in recorded it. */
+  action: ActionRecord;
+  /** How long the FIS action ran, from the stand-in's own record (ms). */
+  faultMs: number;
+}
+
+/** Registers this file's sandbox (started before its cases, faults cleared after each) and returns it. */
+export function brokenWorld(prefix: string): BrokenWorld {
+  let sandbox: RunningSandbox | undefined;
+  let dir = '';
+  let seq = 0;
+
+  beforeAll(async () => {
+    // FIS runs no action under PT1M (the sandbox enforces it): the plans name real durations and this
+    // sandbox runs them at 4× speed, so PT1M20S is 20 s of fault.
+    sandbox = await startSandboxProcess({ config: { fis: { durationScale: 0.25 } } });
+    dir = tempDir(`chaos-gate-${prefix}-`);
+  }, 60_000);
+
+  afterEach(async () => {
+    await world.sandbox.admin.send('DELETE', '/faults');
+    await setCanary(world.sandbox.admin, { fallback: true });
+  });
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const world: BrokenWorld = {
+    get sandbox(): RunningSandbox {
+      if (!sandbox) throw new Error('the sandbox is not started yet (brokenWorld registers beforeAll)');
+      return sandbox;
+    },
+    async fault(spec) {
+      await world.sandbox.admin.send('POST', '/faults', spec);
+    },
+    planId(what) {
+      return `${prefix}-${what}-${Date.now().toString(36)}-${seq++}`;
+    },
+    async runBroken(plan, during, opts) {
+      const { admin, urls } = world.sandbox;
+      const planPath = writePlan(dir, plan);
+      const journalPath = path.join(dir, `${plan.id}.journal.json`);
+      const run = startRun(planPath, urls, { journalPath, ...(opts.env ? { env: opts.env } : {}) });
+      const timer = setTimeout(() => run.kill('SIGKILL'), opts.runTimeoutMs);
+      let experimentId: string | undefined;
+      let out: Awaited<typeof run.done>;
+      try {
+        experimentId = await pollFor(
+          async () => {
+            const j = parseJournal(readFileSync(journalPath, 'utf8'), journalPath);
+            if (!j.experimentId) return undefined;
+            const actions = await actionsOf(admin, j.experimentId);
+            return actions.some((a) => a.endTime === null) ? j.experimentId : undefined;
+          },
+          REACH_FAULT_MS,
+          50,
+        );
+        if (experimentId === undefined) {
+          run.kill('SIGKILL');
+          const early = await run.done;
+          expect.fail(
+            `the run did not reach a running fault within ${REACH_FAULT_MS} ms (exit ${early.code ?? early.signal}):\n${early.stdout.slice(-1500)}\n${early.stderr.slice(-1500)}`,
+          );
+        }
+        await during();
+        out = await run.done;
+      } finally {
+        clearTimeout(timer);
+        run.kill('SIGKILL');
+        await run.done;
+      }
+      expect(out.signal, `the run ended by itself:\n${out.stderr.slice(-2000)}`).toBeNull();
+      const text = readFileSync(journalPath, 'utf8');
+      const finalDocument: unknown = JSON.parse(text);
+      const journal = parseJournal(text, journalPath);
+      expect(journal.complete).toBe(true);
+      expect(journal.verdict).not.toBeNull();
+      const summaryLine = out.stdout
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('{'));
+      expect(summaryLine, `the run printed its --json summary:\n${out.stderr.slice(-2000)}`).toBeDefined();
+      const summary = JSON.parse(summaryLine ?? '{}') as RunSummary;
+      expect(summary.verdict).toBe(journal.verdict);
+      // How the stop ended is on record: verified, or not verified and then the run `failed` (a run that
+      // cannot read the experiment's state cannot prove the stop; it says so instead).
+      const stops = journal.events.filter((e) => e.type === 'stop-verified' || e.type === 'stop-failed');
+      expect(
+        stops.map((e) => e.type),
+        'the journal records whether the stop was verified',
+      ).toHaveLength(1);
+      if (stops[0]?.type === 'stop-failed') expect(journal.verdict, journal.reason ?? '').toBe('failed');
+      // A blind abort is never `held`; it is `inconclusive` unless something outranks it (a breach seen
+      // before it went blind, a failure: docs/plan-format.md, verdict precedence).
+      const blind = journal.events.some((e) => e.type === 'abort' && e.data?.cause === 'blind');
+      if (blind)
+        expect(['inconclusive', 'deviated', 'failed'], `${journal.verdict}: ${journal.reason}`).toContain(
+          journal.verdict,
+        );
+
+      await admin.send('DELETE', '/faults');
+      const live = await pollFor(async () => {
+        const l = await liveFaults(admin);
+        return l.experiments.length === 0 ? l : undefined;
+      }, SETTLE_MS);
+      expect(live, 'no FIS experiment is left live').toBeDefined();
+      expect(live?.canaryFaults ?? {}, 'no canary fault is left on').toEqual({});
+      const action = (await actionsOf(admin, experimentId!))[0];
+      expect(action?.endTime, 'the FIS action ended').not.toBeNull();
+      const faultMs = Date.parse(action!.endTime!) - Date.parse(action!.startTime);
+      return { journal, summary, finalDocument, action: action!, faultMs };
+    },
+  };
+  return world;
+}
+
+/** A loopback TCP proxy to `target` that can be killed: listener closed, every connection destroyed. */
+export async function killableProxy(target: string): Promise<{ url: string; kill(): Promise<void> }> {
+  const upstream = new URL(target);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(upstream.port), upstream.hostname);
+    sockets.add(client).add(up);
+    const drop = (): void => {
+      client.destroy();
+      up.destroy();
+      sockets.delete(client);
+      sockets.delete(up);
+    };
+    client.on('error', drop).on('close', drop);
+    up.on('error', drop).on('close', drop);
+    client.pipe(up).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
