@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/setup/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     // run is mostly its fault's duration), so more files than cores keeps the cores busy. Each file that
     // starts a sandbox starts its own. CHAOS_GATE_TEST_WORKERS overrides (1 runs the files one by one).
     maxWorkers: Number(process.env.CHAOS_GATE_TEST_WORKERS) || 4,
+    // The longest files first, also on a fresh clone (test/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     // One bundle of the CLI and the action per run, for every test that spawns them (test/setup/bundle.ts).
     globalSetup: ['test/setup/bundle.ts'],
   },

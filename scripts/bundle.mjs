@@ -23,7 +23,7 @@ const banner = [
 
 /**
  * zod re-exports every one of its ~60 message locales (`z.locales`, `z.core.locales`); chaos-gate never
- * switches locale (its messages are its own: src/plan/load.ts), yet the namespace re-export keeps all of
+ * switches locale (its messages are its own: src/files/validate.ts), yet the namespace re-export keeps all of
  * them in the bundle, ~40 % of zod's code, compiled by every command that validates a plan. This resolves
  * zod's locale index to English only, the one locale zod configures at import.
  */

@@ -1,12 +1,12 @@
 /**
  * The step log: the run told in GitHub's log as it happens. One collapsible group per phase (preflight,
  * provision, steady state, fault, recovery); inside, the events and one line per measurement — the
- * console printer of `cli/progress.ts`, so the log reads like `chaos-gate run` — compacted in a long
+ * console printer of `report/progress.ts`, so the log reads like `chaos-gate run` — compacted in a long
  * fault to a line every few seconds with each SLI's worst value so far (a measurement that is not `ok`
  * always gets its own line). The verdict and its reason close the log (see `announceVerdict`).
  */
 import type { JournalEvent, Measurement } from '../journal/types.js';
-import { progressPrinter, STORY_EVENTS } from '../cli/progress.js';
+import { progressPrinter, STORY_EVENTS } from '../report/progress.js';
 
 /** The phases a run goes through, in order; each is one group in the step log. */
 export const STEP_PHASES = ['preflight', 'provision', 'steady state', 'fault', 'recovery'] as const;

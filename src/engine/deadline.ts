@@ -9,9 +9,21 @@
  * missed deadline reads the same whichever layer noticed it first.
  */
 import type { Clock } from '../clock/clock.js';
-import { DeadlineError } from '../net/deadline.js';
+import { DEADLINES, DeadlineError } from '../net/deadline.js';
 
 export { DeadlineError } from '../net/deadline.js';
+
+/**
+ * Deadlines of the engine's own calls (each also bounded by its transport). Provisioning and the dry run
+ * are several calls each; a state read must come back well inside a lease period.
+ */
+export const CALL_DEADLINES = {
+  provisionMs: 120_000,
+  dryRunMs: 120_000,
+  readinessMs: DEADLINES.cloudwatchDescribeAlarms,
+  startMs: DEADLINES.fisStartExperiment,
+  stateMs: DEADLINES.fisGetExperiment,
+} as const;
 
 /**
  * Runs `fn` with a signal that aborts at the deadline or when `parent` aborts, and settles no later

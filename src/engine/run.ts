@@ -4,7 +4,8 @@
  * decision is journaled as it happens; the verdict is `assess()` of the journal. Once a start was
  * attempted, stop-and-verify runs on every way out (try/finally).
  *
- * The seams live beside it: `measure.ts` (one tick's window and readings), `observe.ts` (the fault
+ * The seams live beside it: `phases.ts` (the steady state before the start, the recovery after the fault),
+ * `header.ts` (the journal header), `measure.ts` (one tick's window and readings), `observe.ts` (the fault
  * loop: ticks on the clock, the state poll beside them, abort rules in time), `lease.ts` (heartbeats
  * only while the loop makes progress), `stop.ts` (stop, verify, escalate to the lease), `deadline.ts`.
  */
@@ -12,7 +13,6 @@ import type { Clock } from '../clock/clock.js';
 import type { Gate, GateContext, MidRunCheck } from './gates.js';
 import type { Plan } from '../plan/schema.js';
 import {
-  InjectorRefusal,
   TERMINAL_STATUSES,
   type ExperimentState,
   type Injector,
@@ -27,7 +27,6 @@ import {
   type EventType,
   type Journal,
   type JournalEvent,
-  type JournalHeader,
   type Measurement,
   type Timings,
   type Verdict,
@@ -35,32 +34,20 @@ import {
 import type { JournalWriter } from '../journal/writer.js';
 import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
 import { assess } from './assess.js';
-import { boundText, breachText, expectationBound, ruleCount, sliBound } from './bounds.js';
-import type { Bound } from '../plan/schema.js';
-import { within } from './deadline.js';
-import { DEADLINES } from '../net/deadline.js';
+import { CALL_DEADLINES, within } from './deadline.js';
 import { errorMessage, refusalOf, step } from './errors.js';
+import { journalHeader } from './header.js';
 import { LeaseKeeper } from './lease.js';
 import { Measurer, gapText } from './measure.js';
 import { observe, type FaultEnd } from './observe.js';
+import { measureRecovery, measureSteadyState } from './phases.js';
 import { DEFAULT_STOP_VERIFY_TIMEOUT_MS, stopAndVerify } from './stop.js';
 
+export { CALL_DEADLINES } from './deadline.js';
+export { journalHeader } from './header.js';
+export { READINESS_WAIT_MS, sleepOn } from './phases.js';
 export { DEFAULT_STOP_VERIFY_TIMEOUT_MS } from './stop.js';
 export { REQUESTS_QUERY } from './measure.js';
-
-/**
- * Deadlines of the engine's own calls (each also bounded by its transport). Provisioning and the dry run
- * are several calls each; a state read must come back well inside a lease period.
- */
-export const CALL_DEADLINES = {
-  provisionMs: 120_000,
-  dryRunMs: 120_000,
-  readinessMs: DEADLINES.cloudwatchDescribeAlarms,
-  startMs: DEADLINES.fisStartExperiment,
-  stateMs: DEADLINES.fisGetExperiment,
-} as const;
-/** How long the run keeps measuring the steady state past its duration while the start is not allowed yet. */
-export const READINESS_WAIT_MS = 30_000;
 
 /** Everything a run needs, passed in: the engine knows only interfaces. */
 export interface RunDeps {
@@ -99,50 +86,6 @@ export interface RunResult {
   exitCode: number;
   journal: Journal;
   experimentId?: string | undefined;
-}
-
-/** Builds the journal header from the plan as written. */
-export function journalHeader(deps: RunDeps, startedAt: number): JournalHeader {
-  const { plan } = deps;
-  const h = plan.hypothesis;
-  const header: JournalHeader = {
-    kind: 'chaos-gate-journal',
-    version: 1,
-    runId: deps.runId,
-    planId: plan.id,
-    planDigest: deps.planDigest,
-    title: plan.title,
-    service: plan.service,
-    environment: plan.environment,
-    slis: h.slis.map((s) => ({
-      name: s.name,
-      bound: boundText(sliBound(s)),
-      steadyBound: boundText(s.steady ?? sliBound(s)),
-      during: s.during,
-    })),
-    abortRules: plan.abort.rules.map((r) => ({
-      sli: r.sli,
-      op: r.above !== undefined ? ('above' as const) : ('below' as const),
-      threshold: r.above ?? r.below ?? 0,
-      forMs: r.for,
-      count: ruleCount(r.for, h.interval),
-    })),
-    intervalMs: h.interval,
-    startedAt,
-    attempt: deps.attempt,
-    expectations: h.expect.map((e) => ({
-      name: e.name,
-      bound: boundText(expectationBound(e)),
-      withinMs: e.within,
-    })),
-    minRequests: h.minRequests,
-    blindAfter: plan.abort.blindAfter,
-    steadyMs: h.steadyState.duration,
-    recoveryMs: h.recovery.within,
-  };
-  if (deps.planPath !== undefined) header.planPath = deps.planPath;
-  if (deps.region !== undefined) header.region = deps.region;
-  return header;
 }
 
 /** Runs one gate from preflight to verdict. Never throws: failures become the `failed` verdict. */
@@ -339,7 +282,7 @@ class GateRun implements RunShared {
       count: targets.length,
     });
     if (!(await this.runGates(['after-targets'], targets))) return;
-    const lastSteadyAt = await this.steadyState();
+    const lastSteadyAt = await measureSteadyState(this, this.measurer);
     if (lastSteadyAt === undefined) return;
     if (this.cancelled()) {
       this.event('not-run', `cancelled by ${this.cancelReason()} before injection`);
@@ -382,7 +325,7 @@ class GateRun implements RunShared {
         : `fault ended (${end.kind === 'completed' ? 'completed' : end.status})`;
     await this.stop(reason, end.kind === 'stop' ? undefined : end.state);
     await this.lease?.end();
-    if (this.stopVerified && !this.cancelled()) await this.recover();
+    if (this.stopVerified && !this.cancelled()) await measureRecovery(this, this.measurer);
   }
 
   private startSentAt: number | undefined;
@@ -433,86 +376,6 @@ class GateRun implements RunShared {
       });
     }
     return true;
-  }
-
-  private async sleepUntil(at: number, signal?: AbortSignal): Promise<void> {
-    await sleepOn(this.clock, at - this.now(), signal);
-  }
-
-  /**
-   * Measures the steady state for its duration, then keeps measuring, one interval at a time, until the
-   * injector allows the start (stop-condition alarms OK). Returns the time of the last measurement —
-   * the start follows it at once — or undefined when the run must not go on (journaled).
-   */
-  private async steadyState(): Promise<number | undefined> {
-    const duration = this.plan.hypothesis.steadyState.duration;
-    const ticks = Math.max(1, Math.ceil(duration / this.intervalMs));
-    const start = this.now();
-    await this.measurer.prime(this.intervalMs);
-    const readiness = new ReadinessPoll(this.clock, this.deps.injector, Math.min(this.intervalMs, 1000));
-    readiness.start();
-    // The first window is the first interval of the steady state, priming included.
-    let prev = start;
-    let waitingNoted: string | undefined;
-    try {
-      for (let k = 1; ; k++) {
-        const due = start + k * this.intervalMs;
-        await this.sleepUntil(due, this.deps.signal);
-        if (this.cancelled()) {
-          this.event(
-            'not-run',
-            `cancelled by ${this.cancelReason()} during the steady state, before injection`,
-          );
-          return undefined;
-        }
-        const m = await this.measurer.measure('steady', prev, due + this.intervalMs);
-        prev = m.at;
-        this.record(m);
-        const bad = Object.entries(m.slis).find(([, v]) => v.status !== 'ok');
-        if (bad) {
-          const [name, v] = bad;
-          const what =
-            v.status === 'breach'
-              ? `${name} ${breachText(this.steadyBound(name), v.value ?? NaN)} (steady-state bound)`
-              : `${name} had no data (${v.error ?? v.status})`;
-          this.event(
-            'not-run',
-            `steady state broken before injection: ${what} at ${formatSeconds(m.at - start)} into the steady state`,
-            { sli: name, status: v.status },
-          );
-          return undefined;
-        }
-        if (k < ticks) continue;
-        const r = readiness.latest();
-        if (r.refusal) throw r.refusal;
-        if (r.ready) {
-          this.event(
-            'steady-state',
-            `steady state held for ${formatSeconds(m.at - start)} (${k} measurements)`,
-            { measurements: k, lastAt: m.at },
-          );
-          return m.at;
-        }
-        const waiting = r.waiting ?? 'the injector to allow the start';
-        if (this.now() - (start + ticks * this.intervalMs) >= READINESS_WAIT_MS) {
-          throw new InjectorRefusal(
-            `the experiment could not start within ${formatSeconds(READINESS_WAIT_MS)} after the steady state: still waiting for ${waiting}`,
-            'fis.stopConditions',
-          );
-        }
-        if (waitingNoted !== waiting) {
-          waitingNoted = waiting;
-          this.event('preflight', `steady state measured on while waiting for ${waiting}`, { waiting });
-        }
-      }
-    } finally {
-      readiness.stop();
-    }
-  }
-
-  private steadyBound(name: string): Bound {
-    const s = this.plan.hypothesis.slis.find((x) => x.name === name);
-    return s ? (s.steady ?? sliBound(s)) : {};
   }
 
   private async startLease(): Promise<void> {
@@ -568,133 +431,5 @@ class GateRun implements RunShared {
     const lo = this.startSentAt ?? this.timings.injectedAt ?? actionStartedAt;
     const at = Math.min(Math.max(actionStartedAt, lo), this.now());
     if (at !== this.timings.injectedAt) this.timing({ injectedAt: at });
-  }
-
-  /** Measures until every SLI is back within its bound, up to `recovery.within` after the fault ended. */
-  private async recover(): Promise<void> {
-    const within = this.plan.hypothesis.recovery.within;
-    const faultEnd = this.timings.stoppedAt ?? this.now();
-    const deadline = faultEnd + within;
-    let prev = faultEnd;
-    let next = this.now() + this.intervalMs;
-    let problem = 'no measurement';
-    let blind = false;
-    for (;;) {
-      await this.sleepUntil(next, this.deps.signal);
-      if (this.cancelled()) {
-        const reason = `cancelled by ${this.cancelReason()} during recovery${this.offset()}`;
-        this.event('signal', reason, { signal: this.cancelReason() });
-        this.event('abort', reason, { cause: 'cancelled', verdict: 'aborted' });
-        return;
-      }
-      const m = await this.measurer.measure('recovery', prev, next + this.intervalMs);
-      prev = m.at;
-      this.record(m);
-      const bad = Object.entries(m.slis).filter(([, v]) => v.status !== 'ok');
-      if (bad.length === 0) {
-        this.timing({ recoveredAt: m.at });
-        this.event(
-          'recovery',
-          `recovered ${formatSeconds(m.at - faultEnd)} after the fault ended${this.offset(m.at)}`,
-          {
-            recovered: true,
-            afterMs: m.at - faultEnd,
-          },
-        );
-        return;
-      }
-      blind = bad.every(([, v]) => v.status !== 'breach');
-      problem = bad
-        .map(([n, v]) =>
-          v.status === 'breach'
-            ? `${n} ${breachText(this.steadyBound(n), v.value ?? NaN)} (steady-state bound)`
-            : `${n} no data (${v.error ?? v.status})`,
-        )
-        .join(', ');
-      problem += this.offset(m.at);
-      if (this.now() >= deadline) break;
-      next = Math.min(Math.max(next + this.intervalMs, this.now()), deadline);
-    }
-    this.event(
-      'recovery',
-      `not recovered within ${formatSeconds(within)} after the fault ended: ${problem}`,
-      {
-        recovered: false,
-        blind,
-      },
-    );
-  }
-}
-
-/**
- * Sleeps on the clock, waking early when `signal` aborts. Each sleep gets its own short-lived signal so
- * a long run does not pile one abort listener per tick onto the caller's signal.
- */
-export async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return;
-  if (!signal) return clock.sleep(ms);
-  const ctl = new AbortController();
-  const wake = (): void => ctl.abort();
-  signal.addEventListener('abort', wake, { once: true });
-  try {
-    await clock.sleep(ms, ctl.signal);
-  } finally {
-    signal.removeEventListener('abort', wake);
-  }
-}
-
-/**
- * Asks the injector, beside the steady-state ticks, whether the start is allowed yet, so that the
- * answer is at hand when the last measurement is taken and the start follows it without a call between.
- */
-class ReadinessPoll {
-  private result: { ready: boolean; waiting?: string; refusal?: InjectorRefusal } = {
-    ready: false,
-    waiting: 'the first readiness check',
-  };
-  private readonly ctl = new AbortController();
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly injector: Injector,
-    private readonly everyMs: number,
-  ) {
-    if (!injector.readiness) this.result = { ready: true };
-  }
-
-  start(): void {
-    const ask = this.injector.readiness?.bind(this.injector);
-    if (!ask) return;
-    const signal = this.ctl.signal;
-    void (async () => {
-      while (!signal.aborted) {
-        try {
-          const waiting = await within(
-            this.clock,
-            CALL_DEADLINES.readinessMs,
-            'checking the stop-condition alarms',
-            (s) => ask(s),
-            signal,
-          );
-          this.result = waiting === null ? { ready: true } : { ready: false, waiting };
-        } catch (error) {
-          if (signal.aborted) break;
-          const refusal = refusalOf(error);
-          this.result = refusal
-            ? { ready: false, refusal }
-            : { ready: false, waiting: `a readable answer (${errorMessage(error)})` };
-          if (refusal) break;
-        }
-        await this.clock.sleep(this.everyMs, signal);
-      }
-    })();
-  }
-
-  latest(): { ready: boolean; waiting?: string; refusal?: InjectorRefusal } {
-    return this.result;
-  }
-
-  stop(): void {
-    this.ctl.abort();
   }
 }

@@ -14,14 +14,10 @@
  * waits for, is retried as a whole ({@link GitHubRetryPolicy.checkRunAttempts}).
  *
  * Request bodies are built by the pure renderers (check-run.ts, comment.ts, findings.ts); this file only
- * sends them.
+ * decides what to send and where. The Octokit client (plugins, deadlines, errors) is github-client.ts; the
+ * event context (commit, pull request, fork) is github-context.ts.
  */
-import { getOctokit } from '@actions/github';
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
-import { DEADLINES, isDeadlineError, withDeadline } from '../net/deadline.js';
 import type { Journal } from '../journal/types.js';
-import { redactDeep } from '../security/redact.js';
 import {
   annotationBatches,
   checkRunPayload,
@@ -38,148 +34,39 @@ import {
   heldComment,
   type FindingsOptions,
 } from './findings.js';
+import {
+  GitHubApiError,
+  GitHubClient,
+  isTransient,
+  PAGE_SIZE,
+  type GitHubClientOptions,
+  type GitHubRetryPolicy,
+} from './github-client.js';
+import { headSha, isForkPullRequest, pullNumber, type GitHubContext } from './github-context.js';
 import { errorMessage } from '../errors/message.js';
+
+export {
+  DEFAULT_GITHUB_RETRY,
+  DEFAULT_GITHUB_TIMEOUT_MS,
+  GitHubApiError,
+  isTransient,
+  WRITE_SPACING_MS,
+  type GitHubRetryPolicy,
+  type ReporterLog,
+} from './github-client.js';
+export { headSha, isForkPullRequest, pullNumber, type GitHubContext } from './github-context.js';
 
 /** The login GitHub gives comments written with an Actions `GITHUB_TOKEN`. */
 export const ACTIONS_BOT_LOGIN = 'github-actions[bot]';
 
-/** Page size for list calls: GitHub's maximum (REST pagination docs: "max 100"). */
-const PAGE_SIZE = 100;
-
-/** Pages read at most when searching comments or issues; bounds a runaway `Link` chain. */
-const MAX_PAGES = 50;
-
-/**
- * Deadline of one REST request (ms), the body included. GitHub answers these in well under a second;
- * 10 s is an outage, and reporting never changes the verdict, so it is not worth waiting longer.
- */
-export const DEFAULT_GITHUB_TIMEOUT_MS: number = DEADLINES.githubRequest;
-
-/** Where the run happens, from the Actions environment. */
-export interface GitHubContext {
-  apiUrl: string;
-  token: string;
-  owner: string;
-  repo: string;
-  eventName: string;
-  /** `GITHUB_SHA`: on pull_request events this is the merge commit, not the head. */
-  sha: string;
-  /** The webhook payload (`GITHUB_EVENT_PATH`). */
-  payload: Record<string, unknown>;
-  /** Link to this workflow run. */
-  runUrl?: string | undefined;
-}
-
-interface PullPayload {
-  number?: number;
-  head?: { sha?: string; repo?: { full_name?: string; fork?: boolean } | null };
-  base?: { repo?: { full_name?: string } };
-}
-
-function pull(ctx: GitHubContext): PullPayload | undefined {
-  const p = ctx.payload.pull_request;
-  return p && typeof p === 'object' ? (p as PullPayload) : undefined;
-}
-
-/** The commit a check belongs to: the PR head on pull_request events, else `GITHUB_SHA`. */
-export function headSha(ctx: GitHubContext): string {
-  const sha = pull(ctx)?.head?.sha;
-  return ctx.eventName.startsWith('pull_request') && typeof sha === 'string' ? sha : ctx.sha;
-}
-
-/** The pull request number, when the event has one. */
-export function pullNumber(ctx: GitHubContext): number | undefined {
-  const n = pull(ctx)?.number;
-  if (typeof n === 'number') return n;
-  const issue = ctx.payload.issue as { number?: unknown; pull_request?: unknown } | undefined;
-  return issue?.pull_request && typeof issue.number === 'number' ? issue.number : undefined;
-}
-
-/** True on a pull_request event whose head lives in another repository (its token is read-only). */
-export function isForkPullRequest(ctx: GitHubContext): boolean {
-  const p = pull(ctx);
-  if (!p || !ctx.eventName.startsWith('pull_request')) return false;
-  const head = p.head?.repo?.full_name;
-  const base = p.base?.repo?.full_name ?? `${ctx.owner}/${ctx.repo}`;
-  if (p.head?.repo === null) return true;
-  return (
-    (typeof head === 'string' && head.toLowerCase() !== base.toLowerCase()) || p.head?.repo?.fork === true
-  );
-}
-
-/** The reporter's sink for warnings and notes (core.warning / core.info in the action). */
-export interface ReporterLog {
-  info(message: string): void;
-  warning(message: string): void;
-}
-
-/**
- * How hard the reporter tries. Three layers: the retry plugin (5xx, network errors), the throttling
- * plugin (rate limits, waiting out `Retry-After`), and — for the check run alone, which a required status
- * check waits for — a few attempts of the whole write.
- */
-export interface GitHubRetryPolicy {
-  /** Retries per request of a 5xx or a network error (`@octokit/plugin-retry`). */
-  retries: number;
-  /** Backoff unit (ms): the plugin waits unit × n² before its n-th retry (1 s, 4 s, 9 s). */
-  backoffUnitMs: number;
-  /** Rate-limit answers (403/429 "secondary rate limit", or a spent primary limit) waited out per request. */
-  rateLimitRetries: number;
-  /** The longest `Retry-After` (s) worth waiting; a longer one fails the request at once. */
-  maxRetryAfterS: number;
-  /** Milliseconds per second of `Retry-After` (1000; tests shrink it so a 60 s wait takes 60 ms). */
-  retryAfterUnitMs: number;
-  /** Attempts of a check-run write as a whole (create, complete), each with the retries above. */
-  checkRunAttempts: number;
-  /** Pause between two such attempts (ms). */
-  checkRunPauseMs: number;
-}
-
-/**
- * The policy in production. GitHub's guidance for rate limits is to wait `Retry-After` (a secondary limit
- * without one: at least a minute); a 60 s wait is the most a run's reporting is worth, three times. A 5xx
- * is usually gone within seconds, so the plugin's 1 s / 4 s / 9 s backoff covers it.
- */
-export const DEFAULT_GITHUB_RETRY: GitHubRetryPolicy = {
-  retries: 3,
-  backoffUnitMs: 1_000,
-  rateLimitRetries: 3,
-  maxRetryAfterS: 60,
-  retryAfterUnitMs: 1_000,
-  checkRunAttempts: 3,
-  checkRunPauseMs: 3_000,
-};
-
-/**
- * Statuses the retry plugin must not retry: client errors, and 429 — a rate limit, which the throttling
- * plugin waits out by its `Retry-After` instead of the retry plugin's fixed backoff.
- */
-const DO_NOT_RETRY = [400, 401, 403, 404, 410, 422, 429, 451];
-
-/**
- * Spacing of two writes (POST/PATCH) by one client: `@octokit/plugin-throttling`'s default, GitHub's
- * guidance for mutative requests ("at least one second between each request"). Writes that notify
- * (comments, issues) are spaced 3 s apart.
- */
-export const WRITE_SPACING_MS = 1_000;
-
-/** GitHub's REST API version the requests are written against (the `X-GitHub-Api-Version` header). */
-const API_VERSION = '2022-11-28';
-
-export interface GitHubReporterOptions {
-  log: ReporterLog;
+/** What the reporter writes and where, plus how its client reaches GitHub. */
+export interface GitHubReporterOptions extends GitHubClientOptions {
   conclusions?: ConclusionPolicy | undefined;
   /** The plan file (repository-relative) and a locator for annotations. */
   planPath?: string | undefined;
   locate?: CheckRunOptions['locate'];
   /** The comment author to match; default: `GET /user`, or `github-actions[bot]` when that is refused. */
   commentAuthor?: string | undefined;
-  /** The fetch the client uses; default: `@actions/github`'s, which honours the runner's proxy settings. */
-  fetch?: typeof fetch | undefined;
-  /** Deadline of one request attempt (ms); default {@link DEFAULT_GITHUB_TIMEOUT_MS}. */
-  timeoutMs?: number | undefined;
-  /** Overrides of {@link DEFAULT_GITHUB_RETRY}. */
-  retry?: Partial<GitHubRetryPolicy> | undefined;
   /**
    * Identifies this run's check run (`external_id`), e.g. `<GITHUB_RUN_ID>-<attempt>`: a create that timed
    * out may still have landed, and the retry adopts that check run instead of opening a second one.
@@ -189,55 +76,6 @@ export interface GitHubReporterOptions {
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
-/** A failed API call, with GitHub's status (0 when no answer came) and message. */
-export class GitHubApiError extends Error {
-  override name = 'GitHubApiError';
-  constructor(
-    readonly status: number,
-    readonly method: string,
-    readonly path: string,
-    message: string,
-  ) {
-    super(`${method} ${path}: ${status === 0 ? 'no answer' : status} ${message}`);
-  }
-}
-
-/** The shape of an Octokit `RequestError`, read structurally (the class lives in a transitive package). */
-interface OctokitFailure {
-  status: number;
-  message: string;
-  request?: { method?: string; url?: string };
-  response?: { data?: unknown };
-}
-
-function isOctokitFailure(err: unknown): err is OctokitFailure {
-  return err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
-}
-
-/** An Octokit error as a {@link GitHubApiError}: GitHub's own message, without the documentation link. */
-function apiError(err: unknown): unknown {
-  if (err instanceof GitHubApiError || !isOctokitFailure(err)) return err;
-  const method = err.request?.method ?? '?';
-  let path = err.request?.url ?? '?';
-  try {
-    path = new URL(path).pathname;
-  } catch {
-    // a relative URL stays as it is
-  }
-  const data = err.response?.data as { message?: unknown } | undefined;
-  const message = typeof data?.message === 'string' ? data.message : err.message;
-  // No response: the request never got an answer (connection refused, reset); Octokit reports it as 500.
-  return new GitHubApiError(err.response ? err.status : 0, method, path, message);
-}
-
-/** True when trying the same write again may succeed: no answer, a 5xx, or a rate limit. */
-export function isTransient(err: unknown): boolean {
-  if (isDeadlineError(err)) return true;
-  if (!(err instanceof GitHubApiError)) return false;
-  if (err.status === 0 || err.status >= 500 || err.status === 429) return true;
-  return err.status === 403 && /rate limit/i.test(err.message);
-}
-
 /** What could not be posted and therefore belongs in the job summary, with the reason. */
 export interface SummaryFallback {
   what: string;
@@ -245,43 +83,11 @@ export interface SummaryFallback {
   body?: string;
 }
 
-/** The REST client: `@actions/github`'s Octokit with the retry and throttling plugins. */
-type Client = ReturnType<typeof getOctokit>;
-type Plugin = NonNullable<Parameters<typeof getOctokit>[2]>;
-
-/**
- * The innermost request hook: one attempt under a deadline (the signal tears the request down; the
- * deadline also settles a body that stalls, which Octokit would otherwise swallow), the API version
- * header, and the token sent to the configured API origin only — a `Link` header could point anywhere.
- */
-function attemptPlugin(timeoutMs: number, apiOrigin: string): Plugin {
-  return (octokit) => {
-    octokit.hook.wrap('request', (request, options) => {
-      const { method, url } = octokit.request.endpoint.parse(options);
-      const target = new URL(url);
-      if (target.origin !== apiOrigin)
-        throw new GitHubApiError(0, method, url, 'refusing to follow a link to another origin');
-      // Set on the call's own options object: the hooks inside this one (Octokit's auth) were bound to it
-      // and ignore a new object; its `request` and `headers` may be shared defaults, so they are replaced.
-      options.headers = { ...options.headers, 'x-github-api-version': API_VERSION };
-      return withDeadline(
-        async (signal) => {
-          options.request = { ...options.request, signal };
-          return request(options);
-        },
-        timeoutMs,
-        `GitHub ${method} ${target.pathname}`,
-      );
-    });
-    return {};
-  };
-}
-
 /** One reporter per run. Every public method swallows GitHub errors into warnings. */
 export class GitHubReporter {
   private checkRunId: number | undefined;
   private identity: string | undefined;
-  private readonly octokit: Client;
+  private readonly client: GitHubClient;
   private readonly policy: GitHubRetryPolicy;
   private readonly sleep: (ms: number) => Promise<void>;
   /** Things the job summary should carry because GitHub refused them. */
@@ -291,58 +97,9 @@ export class GitHubReporter {
     readonly ctx: GitHubContext,
     private readonly opts: GitHubReporterOptions,
   ) {
-    this.policy = { ...DEFAULT_GITHUB_RETRY, ...definedOnly(opts.retry ?? {}) };
+    this.client = new GitHubClient(ctx, opts);
+    this.policy = this.client.policy;
     this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    const baseUrl = ctx.apiUrl.replace(/\/+$/, '');
-    const log = opts.log;
-    const waitOut =
-      (what: string) =>
-      (
-        retryAfter: number,
-        options: { method?: string; url?: string },
-        _client: unknown,
-        retryCount: number,
-      ) => {
-        const call = `${options.method ?? ''} ${options.url ?? ''}`.trim();
-        if (retryCount < this.policy.rateLimitRetries && retryAfter <= this.policy.maxRetryAfterS) {
-          log.info(
-            `chaos-gate: GitHub answered ${call} with a ${what}; retrying after ${retryAfter} s (retry ${retryCount + 1} of ${this.policy.rateLimitRetries}).`,
-          );
-          return true;
-        }
-        log.info(
-          `chaos-gate: GitHub answered ${call} with a ${what} (Retry-After ${retryAfter} s); not waiting longer.`,
-        );
-        return false;
-      };
-    this.octokit = getOctokit(
-      ctx.token,
-      {
-        baseUrl,
-        userAgent: 'chaos-gate',
-        ...(opts.fetch ? { request: { fetch: opts.fetch } } : {}),
-        retry: {
-          retries: this.policy.retries,
-          retryAfterBaseValue: this.policy.backoffUnitMs,
-          doNotRetry: DO_NOT_RETRY,
-        },
-        throttle: {
-          onSecondaryRateLimit: waitOut('secondary rate limit'),
-          onRateLimit: waitOut('rate limit'),
-          retryAfterBaseValue: this.policy.retryAfterUnitMs,
-        },
-        // Octokit's own notices (deprecations, a throttling handler error) go to the step log.
-        log: {
-          debug: () => undefined,
-          info: () => undefined,
-          warn: (m: string) => log.info(`chaos-gate: GitHub client: ${m}`),
-          error: (m: string) => log.info(`chaos-gate: GitHub client: ${m}`),
-        },
-      },
-      attemptPlugin(opts.timeoutMs ?? DEFAULT_GITHUB_TIMEOUT_MS, new URL(baseUrl).origin),
-      retry,
-      throttling,
-    );
   }
 
   /** The check run id once created (saved for the post step). */
@@ -360,37 +117,14 @@ export class GitHubReporter {
     this.checkRunId = id;
   }
 
-  /** One REST call; Octokit's errors come back as {@link GitHubApiError}s. */
-  private async call<T>(route: string, params: Record<string, unknown> = {}): Promise<T> {
-    try {
-      // The one redactor, just before the body is serialized (SPEC §11; the builders redact too).
-      const r = await this.octokit.request(route, {
-        owner: this.ctx.owner,
-        repo: this.ctx.repo,
-        ...redactDeep(params),
-      });
-      return r.data as T;
-    } catch (err) {
-      throw apiError(err);
-    }
+  /** One REST call in this repository (see {@link GitHubClient.call}). */
+  private call<T>(route: string, params: Record<string, unknown> = {}): Promise<T> {
+    return this.client.call<T>(route, params);
   }
 
-  /** Every item of a paginated list (at most {@link MAX_PAGES} pages of {@link PAGE_SIZE}). */
-  private async *pages<T>(route: string, params: Record<string, unknown>): AsyncGenerator<T> {
-    let read = 0;
-    try {
-      for await (const page of this.octokit.paginate.iterator(route, {
-        owner: this.ctx.owner,
-        repo: this.ctx.repo,
-        per_page: PAGE_SIZE,
-        ...params,
-      })) {
-        for (const item of page.data as T[]) yield item;
-        if (++read >= MAX_PAGES) return;
-      }
-    } catch (err) {
-      throw apiError(err);
-    }
+  /** Every item of a paginated list in this repository (see {@link GitHubClient.pages}). */
+  private pages<T>(route: string, params: Record<string, unknown>): AsyncGenerator<T> {
+    return this.client.pages<T>(route, params);
   }
 
   /**
@@ -676,9 +410,4 @@ export class GitHubReporter {
       return 'failed';
     }
   }
-}
-
-/** The fields of a partial that are set (`exactOptionalPropertyTypes`: undefined must not override). */
-function definedOnly<T extends object>(partial: Partial<T>): Partial<T> {
-  return Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

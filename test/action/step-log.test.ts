@@ -13,7 +13,7 @@ import { parseInputs } from '../../src/action/inputs.js';
 import { runFromInputs } from '../../src/action/run.js';
 import { actionsCore } from '../../src/action/wiring.js';
 import { STEP_LOG_COMPACT_EVERY_MS, STEP_LOG_FULL_FAULT_MS, stepLog } from '../../src/action/step-log.js';
-import { COLOR, PLAIN, formatTick, useColor } from '../../src/cli/progress.js';
+import { COLOR, PLAIN, formatTick, useColor } from '../../src/report/progress.js';
 import { planWith, simulate } from '../sim/helpers.js';
 
 /** The simulated checkout plan; a 1-minute action (FIS's minimum for disrupt-connectivity). */

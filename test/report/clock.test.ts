@@ -8,7 +8,7 @@
  * print −17 … −13 and ignore `t`.
  */
 import { describe, expect, it } from 'vitest';
-import { progressPrinter, journalProgressLines } from '../../src/cli/progress.js';
+import { progressPrinter, journalProgressLines } from '../../src/report/progress.js';
 import { offsetSeconds, timeOrigin } from '../../src/journal/format.js';
 import type { Journal, JournalEvent, Measurement, Phase } from '../../src/journal/types.js';
 import { checkRunPayload } from '../../src/report/check-run.js';

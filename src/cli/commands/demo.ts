@@ -13,7 +13,7 @@ import { scenarioForPlan } from '../../sim/generate.js';
 import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.js';
 import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { progressPrinter } from '../progress.js';
+import { progressPrinter } from '../../report/progress.js';
 import { loadPlanOrReport, runSimulation } from './simulate.js';
 
 const DEMO_PLAN = 'fixtures/plans/redis-partition.yaml';

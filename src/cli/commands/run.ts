@@ -13,7 +13,7 @@ import { DURATION_EXPECTED } from '../../plan/schema.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { COLOR, PLAIN, progressPrinter, useColor } from '../progress.js';
+import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
 
 /**
  * Fault lines of a long run: one per measurement for the first minute after the injection, then one

@@ -15,7 +15,7 @@ import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.j
 import { SimWorld } from '../../sim/world.js';
 import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { progressPrinter } from '../progress.js';
+import { progressPrinter } from '../../report/progress.js';
 
 /** Unreadable input (SPEC §4). */
 const EXIT_BAD_INPUT = 2;

@@ -1,5 +1,7 @@
 /**
  * Console progress: one line per measurement (`+12.0s  fault  success_ratio 0.9991 ok  req 812`).
+ * A renderer of journal events and measurements shared by both front doors: `chaos-gate run` prints it
+ * to the terminal, and the action's step log (action/step-log.ts) prints it to GitHub's log.
  *
  * Times follow the clock every report shares (`timeOrigin` in journal/format): seconds from the
  * injection. Live, that origin is not known before the injection, so steady-state lines printed then

@@ -1,0 +1,202 @@
+/**
+ * FIS template refusals (SPEC §5.1): targets that select within the blast radius (required and forbidden
+ * tags, COUNT/PERCENT/ALL against maxTargets and maxPercent), actions that name targets and predecessors
+ * that exist without waiting in a cycle, and FIS's own per-template limits on actions and stop conditions.
+ */
+import type { Add } from './refusals.js';
+import type { Plan } from './schema.js';
+
+/** Stop conditions FIS accepts per experiment template (quota L-872EC72B, SEMANTICS §3.3 and §6). */
+export const FIS_MAX_STOP_CONDITIONS = 5;
+
+/** Stop conditions chaos-gate adds itself: the lease alarm and the kill-switch alarm (SPEC §6.1). */
+export const GATE_STOP_CONDITIONS = 2;
+
+/** Actions FIS accepts per experiment template (SEMANTICS §3.8). */
+export const FIS_MAX_ACTIONS = 20;
+
+/** Each target against the blast radius: required and forbidden tags, and how many resources it may select. */
+export function checkTargets(plan: Plan, add: Add): void {
+  const radius = plan.blastRadius;
+  for (const [name, target] of Object.entries(plan.fis.targets)) {
+    const base = ['fis', 'targets', name];
+    const tags = target.resourceTags;
+    for (const [key, want] of Object.entries(radius.requireTags)) {
+      const have = tags?.[key];
+      if (have === want) continue;
+      const shown = have === undefined ? `no ${key} tag` : `${key}=${have}`;
+      const path =
+        have === undefined ? [...base, ...(tags ? ['resourceTags'] : [])] : [...base, 'resourceTags', key];
+      add(
+        'require-tags',
+        path,
+        have ?? '(absent)',
+        `${key}=${want}`,
+        `target '${name}' must select by the tag ${key}=${want} (blastRadius.requireTags); its resourceTags have ${shown}`,
+      );
+    }
+    for (const [key, forbidden] of Object.entries(radius.forbidTags)) {
+      const have = tags?.[key];
+      if (have !== undefined && forbidden.includes(have)) {
+        add(
+          'forbid-tags',
+          [...base, 'resourceTags', key],
+          have,
+          `${key} not in ${forbidden.join('|')}`,
+          `target '${name}' selects ${key}=${have}, a forbidden value (blastRadius.forbidTags ${key}: ${forbidden.join(', ')})`,
+        );
+      }
+    }
+
+    const mode = target.selectionMode;
+    const count = /^COUNT\((\d+)\)$/.exec(mode);
+    const percent = /^PERCENT\((\d+)\)$/.exec(mode);
+    if (count && Number(count[1]) < 1) {
+      add(
+        'selection-out-of-range',
+        [...base, 'selectionMode'],
+        mode,
+        'COUNT(n) with n ≥ 1',
+        `${mode} selects no resource, so the experiment would inject nothing; expected COUNT(n) with n ≥ 1`,
+      );
+    }
+    if (percent && !(Number(percent[1]) >= 1 && Number(percent[1]) <= 100)) {
+      add(
+        'selection-out-of-range',
+        [...base, 'selectionMode'],
+        mode,
+        'PERCENT(n) with n from 1 to 100',
+        `${mode} is not a share of the matching resources FIS accepts; expected PERCENT(n) with n from 1 to 100`,
+      );
+    }
+    if (mode === 'ALL' && radius.maxPercent < 100) {
+      add(
+        'select-all',
+        [...base, 'selectionMode'],
+        mode,
+        `PERCENT(${Math.floor(radius.maxPercent)}) or COUNT(n)`,
+        `selectionMode ALL selects 100 % of the matching resources, over blastRadius.maxPercent ${radius.maxPercent} %`,
+      );
+    }
+    if (count && Number(count[1]) > radius.maxTargets) {
+      add(
+        'count-over-max-targets',
+        [...base, 'selectionMode'],
+        mode,
+        radius.maxTargets,
+        `${mode} selects ${count[1]} resources, over blastRadius.maxTargets ${radius.maxTargets}`,
+      );
+    }
+    if (percent && Number(percent[1]) > radius.maxPercent) {
+      add(
+        'percent-over-max-percent',
+        [...base, 'selectionMode'],
+        mode,
+        radius.maxPercent,
+        `${mode} selects ${percent[1]} % of the matching resources, over blastRadius.maxPercent ${radius.maxPercent} %`,
+      );
+    }
+    const arns = target.resourceArns?.length ?? 0;
+    if (mode === 'ALL' && arns > radius.maxTargets) {
+      add(
+        'arns-over-max-targets',
+        [...base, 'resourceArns'],
+        arns,
+        radius.maxTargets,
+        `selectionMode ALL over ${arns} listed ARNs selects ${arns} resources, over blastRadius.maxTargets ${radius.maxTargets}`,
+      );
+    }
+  }
+}
+
+/** Actions within FIS's count, naming targets and `startAfter` actions that exist, with no waiting cycle. */
+export function checkActions(plan: Plan, add: Add): void {
+  const actions = plan.fis.actions;
+  const names = Object.keys(actions);
+  if (names.length > FIS_MAX_ACTIONS) {
+    add(
+      'too-many-actions',
+      ['fis', 'actions'],
+      names.length,
+      FIS_MAX_ACTIONS,
+      `${names.length} actions exceed FIS's limit of ${FIS_MAX_ACTIONS} per template`,
+    );
+  }
+  const targets = Object.keys(plan.fis.targets);
+  for (const [name, action] of Object.entries(actions)) {
+    for (const [resourceKey, targetName] of Object.entries(action.targets ?? {})) {
+      if (!targets.includes(targetName)) {
+        add(
+          'unknown-target',
+          ['fis', 'actions', name, 'targets', resourceKey],
+          targetName,
+          targets.join(', ') || '(no targets defined)',
+          `action '${name}' uses target '${targetName}', which fis.targets does not define${targets.length ? `; defined: ${targets.join(', ')}` : ''}`,
+        );
+      }
+    }
+    (action.startAfter ?? []).forEach((after, i) => {
+      if (!names.includes(after)) {
+        add(
+          'unknown-start-after',
+          ['fis', 'actions', name, 'startAfter', i],
+          after,
+          names.join(', '),
+          `action '${name}' starts after '${after}', which fis.actions does not define; defined: ${names.join(', ')}`,
+        );
+      }
+    });
+  }
+  const cycle = findCycle(plan);
+  if (cycle) {
+    add(
+      'start-after-cycle',
+      ['fis', 'actions', cycle[0] ?? '', 'startAfter'],
+      cycle.join(' → '),
+      'no cycles',
+      `actions wait for each other in a cycle (${cycle.join(' → ')}), so none of them can start`,
+    );
+  }
+}
+
+function findCycle(plan: Plan): string[] | undefined {
+  const actions = plan.fis.actions;
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (name: string): string[] | undefined => {
+    const s = state.get(name);
+    if (s === 'done') return undefined;
+    if (s === 'open') return [...stack.slice(stack.indexOf(name)), name];
+    const action = actions[name];
+    if (!action) return undefined;
+    state.set(name, 'open');
+    stack.push(name);
+    for (const after of action.startAfter ?? []) {
+      const found = visit(after);
+      if (found) return found;
+    }
+    stack.pop();
+    state.set(name, 'done');
+    return undefined;
+  };
+  for (const name of Object.keys(actions)) {
+    const found = visit(name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The plan's stop conditions plus the gate's own two must fit FIS's limit per template. */
+export function checkStopConditions(plan: Plan, add: Add): void {
+  const stopConditions = plan.fis.stopConditions.length;
+  const allowed = FIS_MAX_STOP_CONDITIONS - GATE_STOP_CONDITIONS;
+  if (stopConditions > allowed) {
+    add(
+      'too-many-stop-conditions',
+      ['fis', 'stopConditions'],
+      stopConditions,
+      allowed,
+      `${stopConditions} stop conditions plus the gate's lease and kill-switch alarms exceed FIS's limit of ${FIS_MAX_STOP_CONDITIONS} per template; list at most ${allowed}`,
+    );
+  }
+}
