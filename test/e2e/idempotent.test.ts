@@ -86,7 +86,7 @@ describe('the same --run-id and --attempt run twice', () => {
 
   it('the retry followed the experiment to its end and verified it', () => {
     expect(retry.code, retry.stderr).toBe(retryJson.exitCode);
-    expect(['held', 'deviated']).toContain(retryJson.verdict);
+    expect(['held', 'deviated'], `${retryJson.verdict}: ${retryJournal.reason}`).toContain(retryJson.verdict);
     const verified = retryJournal.events.find((e) => e.type === 'stop-verified');
     expect(verified?.data).toMatchObject({ status: 'completed' });
   });

@@ -5,9 +5,9 @@
  * happened: `inconclusive` when the run was blind, never `held` on missing data (the invariants are
  * asserted for every run in ./world.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { scrapeSlis, type PlanOptions, type PlanSli } from '../../bench/lib/world.js';
-import { killableProxy } from './world.js';
+import { killableProxy, waitForCompletePeriod } from './world.js';
 import { brokenWorld, type Outcome } from './world.js';
 
 /** One run: start, ~5 s steady state, a fault of up to 20 s, stop, recovery; generous for a loaded CI box. */
@@ -36,6 +36,19 @@ const cloudwatchLatency: PlanSli = {
   },
   max: 5000,
 };
+
+// The first case's steady state reads the CloudWatch SLI: wait for the fresh sandbox's first complete period.
+beforeAll(
+  () =>
+    waitForCompletePeriod(world, {
+      namespace: 'Sandbox/Canary',
+      metricName: 'LatencyP95',
+      dimensions: { Service: 'canary' },
+      stat: 'Maximum',
+      periodS: 10,
+    }),
+  90_000,
+);
 
 describe('reliability: the metric sources slow, failing or cut off while the fault is on', () => {
   it(

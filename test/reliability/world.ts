@@ -11,6 +11,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Journal } from '../../src/journal/types.js';
 import { parseJournal } from '../../src/journal/read.js';
@@ -172,6 +173,66 @@ export function brokenWorld(prefix: string): BrokenWorld {
     },
   };
   return world;
+}
+
+/** A CloudWatch metric as a plan's `cloudwatch:` SLI names it. */
+export interface CloudWatchMetric {
+  namespace: string;
+  metricName: string;
+  dimensions: Record<string, string>;
+  stat: string;
+  periodS: number;
+}
+
+/**
+ * Waits until `metric` has a complete period readable the way a run reads it (the period ended at least
+ * the 5 s ingestion allowance ago). A fresh sandbox has none for its first period or two, and a run whose
+ * steady state starts then is rightly `not-run` (no data), which is not what a reliability case tests.
+ */
+export async function waitForCompletePeriod(
+  world: BrokenWorld,
+  metric: CloudWatchMetric,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const cw = new CloudWatchClient({
+    endpoint: world.sandbox.urls.aws,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'sandbox', secretAccessKey: 'sandbox' },
+  });
+  const periodMs = metric.periodS * 1000;
+  try {
+    const ready = await pollFor(
+      async () => {
+        const end = Math.floor((Date.now() - 5_000) / periodMs) * periodMs;
+        const out = await cw.send(
+          new GetMetricDataCommand({
+            StartTime: new Date(end - periodMs),
+            EndTime: new Date(end),
+            MetricDataQueries: [
+              {
+                Id: 'ready',
+                MetricStat: {
+                  Metric: {
+                    Namespace: metric.namespace,
+                    MetricName: metric.metricName,
+                    Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })),
+                  },
+                  Period: metric.periodS,
+                  Stat: metric.stat,
+                },
+              },
+            ],
+          }),
+        );
+        return (out.MetricDataResults?.[0]?.Values?.length ?? 0) > 0 ? true : undefined;
+      },
+      timeoutMs,
+      500,
+    );
+    expect(ready, `${metric.namespace}/${metric.metricName} had no complete period`).toBe(true);
+  } finally {
+    cw.destroy();
+  }
 }
 
 /** A loopback TCP proxy to `target` that can be killed: listener closed, every connection destroyed. */
