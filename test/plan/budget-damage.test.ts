@@ -230,3 +230,100 @@ describe('what counts as a division', () => {
     expect(isMathDivision('SUM(METRICS())')).toBe(false);
   });
 });
+
+/**
+ * Each numeric limit of the derivation, at, just under and just over it: an error ratio's `max` lies in
+ * [0, 1), a success ratio's `min` in (0, 1], and exactly one ratio of a kind may be derived. Checked both
+ * through `resolveBudgetDamage` and through `staticRefusals`, which is what `validate` reports.
+ */
+describe('budget.damage derivation at its numeric limits', () => {
+  /** A division SLI measured during the fault, with the given bound (YAML flow text). */
+  const division = (name: string, bound: string): string => `    - name: ${name}
+      prometheus: sum(rate(bad_total[1m])) / sum(rate(all_total[1m]))
+      ${bound}`;
+
+  /** What a plan with this one division (next to a latency SLI) resolves to: the derived kind, or refused. */
+  function derivedKind(bound: string): string {
+    const text = planText([division('share', bound), LATENCY]);
+    const resolved = resolveBudgetDamage(parsePlan(text, 'p.yaml').plan);
+    const refused = refusalsOf(text);
+    if (resolved?.ok) {
+      expect(resolved.damage.sli, bound).toBe('share');
+      expect(resolved.derived, bound).toBe(true);
+      expect(refused, bound).toEqual([]);
+      return resolved.damage.kind;
+    }
+    expect(
+      refused.map((r) => [r.field, r.value]),
+      bound,
+    ).toEqual([['budget.damage', 'not written']]);
+    return 'refused';
+  }
+
+  it.each([
+    ['max: -0.000001', 'refused'], // just under 0: not a share
+    ['max: 0', 'error-ratio'], // 0 itself: no error tolerated, still an error ratio
+    ['max: 0.000001', 'error-ratio'],
+    ['max: 0.999999', 'error-ratio'], // just under 1
+    ['max: 1', 'refused'], // 1 bounds nothing a share can exceed
+    ['max: 1.000001', 'refused'],
+  ])('an error ratio needs max in [0, 1): %s → %s', (bound, kind) => {
+    expect(derivedKind(bound)).toBe(kind);
+  });
+
+  it.each([
+    ['min: -0.000001', 'refused'],
+    ['min: 0', 'refused'], // min 0 holds for any share: it says nothing about which way is bad
+    ['min: 0.000001', 'success-ratio'], // just over 0
+    ['min: 0.999999', 'success-ratio'],
+    ['min: 1', 'success-ratio'], // 1 itself: every request must succeed
+    ['min: 1.000001', 'refused'], // just over 1: not a share
+  ])('a success ratio needs min in (0, 1]: %s → %s', (bound, kind) => {
+    expect(derivedKind(bound)).toBe(kind);
+  });
+
+  it('a between bound is neither kind, even inside [0, 1]', () => {
+    expect(derivedKind('between: [0, 0.5]')).toBe('refused');
+  });
+
+  it('derives from exactly one ratio of a kind: one error ratio, or no error ratio and one success ratio', () => {
+    const err = (name: string) => division(name, 'max: 0.01');
+    const ok = (name: string) => division(name, 'min: 0.99');
+    const outcome = (slis: string[]) => {
+      const text = planText([...slis, LATENCY]);
+      const resolved = resolveBudgetDamage(parsePlan(text, 'p.yaml').plan);
+      const refused = refusalsOf(text).map((r) => r.value);
+      return resolved?.ok ? { derived: resolved.damage.sli, refused } : { derived: undefined, refused };
+    };
+    // Error ratios: 1 is derived, 2 are ambiguous.
+    expect(outcome([err('e1')])).toEqual({ derived: 'e1', refused: [] });
+    expect(outcome([err('e1'), err('e2')])).toEqual({ derived: undefined, refused: ['e1, e2'] });
+    // Success ratios, with no error ratio: 1 is derived, 2 are ambiguous.
+    expect(outcome([ok('s1')])).toEqual({ derived: 's1', refused: [] });
+    expect(outcome([ok('s1'), ok('s2')])).toEqual({ derived: undefined, refused: ['s1, s2'] });
+    // One error ratio settles it however many success ratios there are.
+    expect(outcome([ok('s1'), ok('s2'), err('e1')])).toEqual({ derived: 'e1', refused: [] });
+    // Two error ratios stay ambiguous even beside a lone success ratio: the refusal names the error ratios.
+    expect(outcome([ok('s1'), err('e1'), err('e2')])).toEqual({ derived: undefined, refused: ['e1, e2'] });
+  });
+
+  it('a written kind is checked against the bound: error-ratio with max, success-ratio with min', () => {
+    const kindRefusal = (bound: string, kind: string) =>
+      refusalsOf(planText([division('share', bound), LATENCY], `{ sli: share, kind: ${kind} }`)).map((r) => [
+        r.field,
+        r.value,
+        r.limit,
+      ]);
+    expect(kindRefusal('max: 0.01', 'error-ratio')).toEqual([]);
+    expect(kindRefusal('min: 0.99', 'success-ratio')).toEqual([]);
+    expect(kindRefusal('max: 0.01', 'success-ratio')).toEqual([
+      ['budget.damage.kind', 'success-ratio', 'error-ratio'],
+    ]);
+    expect(kindRefusal('min: 0.99', 'error-ratio')).toEqual([
+      ['budget.damage.kind', 'error-ratio', 'success-ratio'],
+    ]);
+    // A between bound contradicts neither kind.
+    expect(kindRefusal('between: [0, 0.5]', 'error-ratio')).toEqual([]);
+    expect(kindRefusal('between: [0.5, 1]', 'success-ratio')).toEqual([]);
+  });
+});
