@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{A as x,B as y,C as z,D as A,E as B,d as a,e as b,f as c,g as d,h as e,i as f,j as g,k as h,l as i,m as j,n as k,o as l,p as m,q as n,r as o,s as p,t as q,u as r,v as s,w as t,x as u,y as v,z as w}from"./chunk-ML3ER56L.js";import"./chunk-VLKLGIAD.js";import"./chunk-25DXEFVI.js";export{g as ExitCode,j as addPath,r as debug,x as endGroup,s as error,h as exportVariable,m as getBooleanInput,B as getIDToken,k as getInput,l as getMultilineInput,A as getState,y as group,v as info,q as isDebug,a as markdownSummary,u as notice,f as platform,z as saveState,o as setCommandEcho,p as setFailed,n as setOutput,i as setSecret,w as startGroup,b as summary,e as toPlatformPath,c as toPosixPath,d as toWin32Path,t as warning};
-//# sourceMappingURL=core-ZAKSFDIG.js.map
