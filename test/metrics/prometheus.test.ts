@@ -347,13 +347,16 @@ describe.skipIf(prometheusSkipReason !== undefined)(
         Date.now(),
         1_000,
       );
-      expect(r).toMatchObject({
-        status: 'error',
-        value: null,
-        error: 'Prometheus timed out: no answer within 200 ms',
-      });
-      // 3 attempts of 200 ms plus 50 + 100 ms of backoff fit in the 1 s window.
-      expect(g.seen).toHaveLength(3);
+      expect(r).toMatchObject({ status: 'error', value: null });
+      // The error names the wait that ran out: an attempt's 200 ms, or, when a loaded machine lets the 1 s
+      // window close first, the window; never more.
+      const waited = Number(/^Prometheus timed out: no answer within (\d+) ms$/.exec(r?.error ?? '')?.[1]);
+      expect(waited, r?.error).toBeGreaterThan(0);
+      expect(waited, r?.error).toBeLessThanOrEqual(1_000);
+      // 3 attempts of 200 ms plus 50 + 100 ms of backoff fit in the 1 s window, never a 4th; on a loaded
+      // machine the window may close during the third, but a retry always happened.
+      expect(g.seen.length).toBeGreaterThanOrEqual(2);
+      expect(g.seen.length).toBeLessThanOrEqual(3);
 
       const h = await gateway(async () => 'hang');
       const [cut] = await new PrometheusSource({ url: h.origin, timeoutMs: 60_000 }).read(
