@@ -13,7 +13,7 @@ import {
   ListExperimentsCommand,
   StartExperimentCommand,
 } from '@aws-sdk/client-fis';
-import { DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { DescribeAlarmHistoryCommand, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { createAwsClients, type AwsClients, type AwsOptions } from '../../src/injector/aws/clients.js';
 import { createTaggingClient, tagsForArns } from '../../src/injector/aws/tagging.js';
 import {
@@ -256,10 +256,21 @@ describe('CloudWatch calls under a deadline', () => {
     const lease = new CloudWatchLease(cloudwatch, 'deadline-trip');
     await lease.trip('StopExperiment did not get through');
     const states = await alarmStates(cloudwatch, [leaseAlarmName('deadline-trip')]);
-    expect(states.get(leaseAlarmName('deadline-trip'))).toMatchObject({
-      StateValue: 'ALARM',
-      StateReason: 'chaos-gate tripped its lease: StopExperiment did not get through',
-    });
+    // ALARM it is. The reason is ours until the alarm's next evaluation, which (with no beats since the
+    // trip) may already have set ALARM again with its own "Threshold Crossed" reason: as on AWS,
+    // SetAlarmState lasts until the next evaluation. The history keeps the transition the trip made.
+    expect(states.get(leaseAlarmName('deadline-trip'))?.StateValue).toBe('ALARM');
+    const history = await cloudwatch.send(
+      new DescribeAlarmHistoryCommand({
+        AlarmName: leaseAlarmName('deadline-trip'),
+        HistoryItemType: 'StateUpdate',
+      }),
+    );
+    const reasons = (history.AlarmHistoryItems ?? []).map(
+      (h) =>
+        (JSON.parse(h.HistoryData ?? '{}') as { newState?: { stateReason?: string } }).newState?.stateReason,
+    );
+    expect(reasons).toContain('chaos-gate tripped its lease: StopExperiment did not get through');
   });
 
   it("stops a DescribeAlarms as soon as the caller's signal aborts, with the caller's reason", async () => {

@@ -6,22 +6,14 @@
  * asserted for every run in ./world.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { requestLog, setCanary, type PlanOptions } from '../../bench/lib/world.js';
-import { brokenWorld, type Outcome } from './world.js';
+import { requestLog, setCanary } from '../../bench/lib/world.js';
+import { brokenWorld } from './world.js';
 
 /** One run: start, ~5 s steady state, a fault of up to 20 s, stop, recovery; generous for a loaded CI box. */
 const RUN_TIMEOUT_MS = 100_000;
 const TEST_TIMEOUT_MS = 150_000;
 
-const world = brokenWorld('rel-fis');
-
-function runBroken(
-  plan: PlanOptions,
-  during: () => Promise<void>,
-  env?: Record<string, string>,
-): Promise<Outcome> {
-  return world.runBroken(plan, during, { runTimeoutMs: RUN_TIMEOUT_MS, ...(env ? { env } : {}) });
-}
+const world = brokenWorld('rel-fis', RUN_TIMEOUT_MS);
 
 describe('reliability: FIS throttled or failing while the fault is on', () => {
   it(
@@ -29,7 +21,7 @@ describe('reliability: FIS throttled or failing while the fault is on', () => {
     async () => {
       await setCanary(world.sandbox.admin, { fallback: false });
       const before = (await requestLog(world.sandbox.admin)).at(-1)?.seq ?? 0;
-      const { journal } = await runBroken(
+      const { journal } = await world.runBroken(
         { id: world.planId('throttle'), actionDuration: 'PT2M', maxActionDuration: '2m' },
         async () => {
           await world.fault({ service: 'fis', operation: 'StopExperiment', kind: 'throttle', count: 3 });
@@ -55,7 +47,7 @@ describe('reliability: FIS throttled or failing while the fault is on', () => {
     'stops the fault and says so when every FIS call answers 500 for a while',
     async () => {
       const before = (await requestLog(world.sandbox.admin)).at(-1)?.seq ?? 0;
-      const { journal } = await runBroken(
+      const { journal } = await world.runBroken(
         { id: world.planId('fis-5xx'), actionDuration: 'PT1M20S', maxActionDuration: '2m' },
         async () => {
           await world.fault({ service: 'fis', operation: '*', kind: 'error', status: 500, durationMs: 8000 });

@@ -1,28 +1,19 @@
 /**
- * The reliability run against the metric sources (issue 9, SPEC §6, §12): real `chaos-gate run` child processes against a
- * sandbox child process whose admin endpoint breaks the AWS stand-in while the fault is on. Whatever
- * breaks, every run must end with the fault stopped, a complete journal, and a verdict that says what
- * happened: `inconclusive` when the run was blind, never `held` on missing data (the invariants are
- * asserted for every run in ./world.ts).
+ * The reliability run against the metric sources (issue 9, SPEC §6, §12): real `chaos-gate run` child
+ * processes against a sandbox child process whose admin endpoint breaks the AWS stand-in while the fault
+ * is on. Whatever breaks, every run must end with the fault stopped, a complete journal, and a verdict
+ * that says what happened: `inconclusive` when the run was blind, never `held` on missing data (the
+ * invariants are asserted for every run in ./world.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scrapeSlis, type PlanOptions, type PlanSli } from '../../bench/lib/world.js';
-import { killableProxy, waitForCompletePeriod } from './world.js';
-import { brokenWorld, type Outcome } from './world.js';
+import { scrapeSlis, type PlanSli } from '../../bench/lib/world.js';
+import { brokenWorld, killableProxy, waitForCompletePeriod } from './world.js';
 
 /** One run: start, ~5 s steady state, a fault of up to 20 s, stop, recovery; generous for a loaded CI box. */
 const RUN_TIMEOUT_MS = 100_000;
 const TEST_TIMEOUT_MS = 150_000;
 
-const world = brokenWorld('rel-metrics');
-
-function runBroken(
-  plan: PlanOptions,
-  during: () => Promise<void>,
-  env?: Record<string, string>,
-): Promise<Outcome> {
-  return world.runBroken(plan, during, { runTimeoutMs: RUN_TIMEOUT_MS, ...(env ? { env } : {}) });
-}
+const world = brokenWorld('rel-metrics', RUN_TIMEOUT_MS);
 
 /** A CloudWatch SLI on what the canary publishes every second. */
 const cloudwatchLatency: PlanSli = {
@@ -54,7 +45,7 @@ describe('reliability: the metric sources slow, failing or cut off while the fau
   it(
     'measures through 400 ms of added latency on FIS and CloudWatch, and CloudWatch throttling, to a verdict from data',
     async () => {
-      const { journal } = await runBroken(
+      const { journal } = await world.runBroken(
         { id: world.planId('latency'), actionDuration: 'PT1M', slis: [...scrapeSlis(), cloudwatchLatency] },
         async () => {
           await world.fault({ service: 'fis', operation: '*', kind: 'latency', latencyMs: 400 });
@@ -86,7 +77,7 @@ describe('reliability: the metric sources slow, failing or cut off while the fau
   it(
     'is inconclusive, not held, when GetMetricData fails with 5xx and the CloudWatch SLI goes blind',
     async () => {
-      const { journal } = await runBroken(
+      const { journal } = await world.runBroken(
         {
           id: world.planId('cw-5xx'),
           actionDuration: 'PT1M20S',
@@ -119,7 +110,7 @@ describe('reliability: the metric sources slow, failing or cut off while the fau
       const proxy = await killableProxy(world.sandbox.urls.canary);
       try {
         const url = '${CANARY_PROXY_URL}/metrics';
-        const { journal } = await runBroken(
+        const { journal } = await world.runBroken(
           {
             id: world.planId('scrape-killed'),
             actionDuration: 'PT1M20S',

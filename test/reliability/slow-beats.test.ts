@@ -1,33 +1,23 @@
 /**
- * Slowness is a failure (issue 13): heartbeats that never arrive: real `chaos-gate run` child processes against a sandbox child
- * process whose admin endpoint makes one AWS operation slow, dropped or throttled once the fault is on.
- * Each case asserts that the fault ended within a bound of its start (read from the stand-in's own record
- * of the FIS action), that the journal says how it ended, and that the verdict is never `held` (with the
- * invariants of every broken run, ./world.ts).
+ * Slowness is a failure (issue 13): heartbeats that never arrive: real `chaos-gate run` child processes
+ * against a sandbox child process whose admin endpoint makes one AWS operation slow, dropped or throttled
+ * once the fault is on. Each case asserts that the fault ended within a bound of its start (read from the
+ * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
+ * never `held` (with the invariants of every broken run, ./world.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { type PlanOptions } from '../../bench/lib/world.js';
-import { brokenWorld, type Outcome } from './world.js';
+import { brokenWorld } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-beats');
-
-/** Runs a plan; once its FIS action is running, `during` slows AWS down. Never `held`. */
-async function runSlowed(plan: PlanOptions, during: () => Promise<void>): Promise<Outcome> {
-  const outcome = await world.runBroken(plan, during, { runTimeoutMs: RUN_TIMEOUT_MS });
-  expect(outcome.journal.verdict, `verdict ${outcome.journal.verdict}: ${outcome.journal.reason}`).not.toBe(
-    'held',
-  );
-  return outcome;
-}
+const world = brokenWorld('slow-beats', RUN_TIMEOUT_MS);
 
 describe('slow AWS heartbeats: the lease stops the fault when no beat arrives', () => {
   it(
     'lets the lease stop the fault when every heartbeat (PutMetricData) is dropped',
     async () => {
-      const { journal, faultMs } = await runSlowed(
+      const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('beats-dropped'),
           actionDuration: 'PT8M',

@@ -1,34 +1,25 @@
 /**
- * Slowness is a failure (issue 13): reads that hang: real `chaos-gate run` child processes against a sandbox child
- * process whose admin endpoint makes one AWS operation slow, dropped or throttled once the fault is on.
- * Each case asserts that the fault ended within a bound of its start (read from the stand-in's own record
- * of the FIS action), that the journal says how it ended, and that the verdict is never `held` (with the
- * invariants of every broken run, ./world.ts).
+ * Slowness is a failure (issue 13): reads that hang: real `chaos-gate run` child processes against a
+ * sandbox child process whose admin endpoint makes one AWS operation slow, dropped or throttled once the
+ * fault is on. Each case asserts that the fault ended within a bound of its start (read from the
+ * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
+ * never `held` (with the invariants of every broken run, ./world.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { setCanary, type PlanOptions } from '../../bench/lib/world.js';
-import { brokenWorld, type Outcome } from './world.js';
+import { setCanary } from '../../bench/lib/world.js';
+import { brokenWorld } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-reads');
-
-/** Runs a plan; once its FIS action is running, `during` slows AWS down. Never `held`. */
-async function runSlowed(plan: PlanOptions, during: () => Promise<void>): Promise<Outcome> {
-  const outcome = await world.runBroken(plan, during, { runTimeoutMs: RUN_TIMEOUT_MS });
-  expect(outcome.journal.verdict, `verdict ${outcome.journal.verdict}: ${outcome.journal.reason}`).not.toBe(
-    'held',
-  );
-  return outcome;
-}
+const world = brokenWorld('slow-reads', RUN_TIMEOUT_MS);
 
 describe('slow AWS reads: the fault ends within a bound, and the verdict is never held', () => {
   it(
     'stops the aborting plan within 15 s of its start while every GetExperiment answer takes 25 s',
     async () => {
       await setCanary(world.sandbox.admin, { fallback: false });
-      const { journal, faultMs } = await runSlowed(
+      const { journal, faultMs } = await world.runSlowed(
         { id: world.planId('get-25s'), actionDuration: 'PT2M', maxActionDuration: '2m' },
         () => world.fault({ service: 'fis', operation: 'GetExperiment', kind: 'latency', latencyMs: 25_000 }),
       );
@@ -44,7 +35,7 @@ describe('slow AWS reads: the fault ends within a bound, and the verdict is neve
   it(
     'aborts blind within seconds when GetMetricData takes 20 s on a CloudWatch-only plan',
     async () => {
-      const { journal, faultMs } = await runSlowed(
+      const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('gmd-20s'),
           actionDuration: 'PT4M',

@@ -1,34 +1,25 @@
 /**
- * Slowness is a failure (issue 13): a stop that never lands: real `chaos-gate run` child processes against a sandbox child
- * process whose admin endpoint makes one AWS operation slow, dropped or throttled once the fault is on.
- * Each case asserts that the fault ended within a bound of its start (read from the stand-in's own record
- * of the FIS action), that the journal says how it ended, and that the verdict is never `held` (with the
- * invariants of every broken run, ./world.ts).
+ * Slowness is a failure (issue 13): a stop that never lands: real `chaos-gate run` child processes against
+ * a sandbox child process whose admin endpoint makes one AWS operation slow, dropped or throttled once the
+ * fault is on. Each case asserts that the fault ended within a bound of its start (read from the
+ * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
+ * never `held` (with the invariants of every broken run, ./world.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { setCanary, type PlanOptions } from '../../bench/lib/world.js';
-import { brokenWorld, type Outcome } from './world.js';
+import { setCanary } from '../../bench/lib/world.js';
+import { brokenWorld } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-stop');
-
-/** Runs a plan; once its FIS action is running, `during` slows AWS down. Never `held`. */
-async function runSlowed(plan: PlanOptions, during: () => Promise<void>): Promise<Outcome> {
-  const outcome = await world.runBroken(plan, during, { runTimeoutMs: RUN_TIMEOUT_MS });
-  expect(outcome.journal.verdict, `verdict ${outcome.journal.verdict}: ${outcome.journal.reason}`).not.toBe(
-    'held',
-  );
-  return outcome;
-}
+const world = brokenWorld('slow-stop', RUN_TIMEOUT_MS);
 
 describe('slow AWS stop: the lease ends the fault when StopExperiment cannot', () => {
   it(
     'ends a 120 s partition within 40 s of its start when StopExperiment hangs for 220 s: the lease takes over',
     async () => {
       await setCanary(world.sandbox.admin, { fallback: false });
-      const { journal, faultMs } = await runSlowed(
+      const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('stop-hang'),
           actionDuration: 'PT8M',
@@ -52,7 +43,7 @@ describe('slow AWS stop: the lease ends the fault when StopExperiment cannot', (
     'ends the fault through the lease when every StopExperiment is throttled',
     async () => {
       await setCanary(world.sandbox.admin, { fallback: false });
-      const { journal, faultMs } = await runSlowed(
+      const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('stop-throttled'),
           actionDuration: 'PT8M',

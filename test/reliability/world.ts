@@ -43,13 +43,12 @@ export interface BrokenWorld {
   planId(what: string): string;
   /**
    * Runs a plan; once its FIS action is running, `during` breaks something. Resolves after the child
-   * exited, having asserted the invariants of every run. The child is SIGKILLed after `runTimeoutMs`.
+   * exited, having asserted the invariants of every run. The child is SIGKILLed after the world's
+   * `runTimeoutMs`.
    */
-  runBroken(
-    plan: PlanOptions,
-    during: () => Promise<void>,
-    opts: { runTimeoutMs: number; env?: Record<string, string> },
-  ): Promise<Outcome>;
+  runBroken(plan: PlanOptions, during: () => Promise<void>, env?: Record<string, string>): Promise<Outcome>;
+  /** {@link runBroken} where `during` slows AWS down: the verdict must not be `held` either. */
+  runSlowed(plan: PlanOptions, during: () => Promise<void>): Promise<Outcome>;
 }
 
 export interface Outcome {
@@ -63,8 +62,11 @@ export interface Outcome {
   faultMs: number;
 }
 
-/** Registers this file's sandbox (started before its cases, faults cleared after each) and returns it. */
-export function brokenWorld(prefix: string): BrokenWorld {
+/**
+ * Registers this file's sandbox (started before its cases, faults cleared after each) and returns it.
+ * `runTimeoutMs` bounds one run: past it the child is SIGKILLed and the case fails.
+ */
+export function brokenWorld(prefix: string, runTimeoutMs: number): BrokenWorld {
   let sandbox: RunningSandbox | undefined;
   let dir = '';
   let seq = 0;
@@ -97,12 +99,18 @@ export function brokenWorld(prefix: string): BrokenWorld {
     planId(what) {
       return `${prefix}-${what}-${Date.now().toString(36)}-${seq++}`;
     },
-    async runBroken(plan, during, opts) {
+    async runSlowed(plan, during) {
+      const outcome = await world.runBroken(plan, during);
+      const { verdict, reason } = outcome.journal;
+      expect(verdict, `verdict ${verdict}: ${reason}`).not.toBe('held');
+      return outcome;
+    },
+    async runBroken(plan, during, env) {
       const { admin, urls } = world.sandbox;
       const planPath = writePlan(dir, plan);
       const journalPath = path.join(dir, `${plan.id}.journal.json`);
-      const run = startRun(planPath, urls, { journalPath, ...(opts.env ? { env: opts.env } : {}) });
-      const timer = setTimeout(() => run.kill('SIGKILL'), opts.runTimeoutMs);
+      const run = startRun(planPath, urls, { journalPath, ...(env ? { env } : {}) });
+      const timer = setTimeout(() => run.kill('SIGKILL'), runTimeoutMs);
       let experimentId: string | undefined;
       let out: Awaited<typeof run.done>;
       try {
