@@ -51,8 +51,12 @@ export function prometheusVersion(bin: string): string | undefined {
   return /version (\S+)/.exec(text)?.[1];
 }
 
-/** A free loopback port (Prometheus cannot report the port it picked for `:0`, so one is chosen for it). */
-function freePort(): Promise<number> {
+/**
+ * A free loopback port: bind port 0, read the port the system gave, release it for a child to take
+ * (Prometheus cannot report the port it picked for `:0`, so one is chosen for it). The tests' helpers use
+ * it too (test/helpers/ports.ts).
+ */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
