@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { splitTestFiles } from './test/setup/projects.js';
 import LongestFirst from './test/setup/sequencer.js';
+
+// Files that start no process share their worker's modules (test/setup/projects.ts).
+const { inProcess, startsProcesses } = splitTestFiles(import.meta.dirname);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -15,5 +18,9 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // One bundle of the CLI and the action per run, for every test that spawns them (test/setup/bundle.ts).
     globalSetup: ['test/setup/bundle.ts'],
+    projects: [
+      { extends: true, test: { name: 'in-process', include: inProcess, isolate: false } },
+      { extends: true, test: { name: 'processes', include: startsProcesses } },
+    ],
   },
 });

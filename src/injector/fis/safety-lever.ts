@@ -42,7 +42,7 @@ export type LeverState = 'engaged' | 'disengaged' | 'engaging' | 'disengaging';
 export type LeverResult =
   { available: true; state: LeverState | string; reason?: string } | { available: false; detail: string };
 
-async function signedFetch(
+async function signedRequest(
   client: FisClient,
   region: string,
   method: 'GET' | 'PATCH',
@@ -73,18 +73,25 @@ async function signedFetch(
     sha256: Sha256,
   });
   const signed = await signer.sign(request);
-  const url = `${endpoint.protocol}//${endpoint.host}${path}`;
-  const init: RequestInit = { method, headers: signed.headers as Record<string, string>, signal };
-  if (payload !== undefined) init.body = payload;
-  const response = await fetch(url, init);
-  const text = await response.text();
+  // The client's own HTTP handler sends it (its agent, timeouts and proxy settings, and no second HTTP
+  // stack: Node's fetch would load undici before the run's first AWS call).
+  const { response } = await client.config.requestHandler.handle(signed, { abortSignal: signal });
+  const text = await bodyText(response.body as AsyncIterable<Uint8Array | string> | undefined);
   let json: Record<string, unknown> | null = null;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {
     json = null;
   }
-  return { status: response.status, json, text };
+  return { status: response.statusCode, json, text };
+}
+
+/** The whole body of a response the handler returned (a Node stream), as UTF-8 text. */
+async function bodyText(body: AsyncIterable<Uint8Array | string> | undefined): Promise<string> {
+  if (body === undefined) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function leverFrom(json: Record<string, unknown> | null): { state: string; reason?: string } | undefined {
@@ -102,7 +109,7 @@ export async function getSafetyLever(
 ): Promise<LeverResult> {
   try {
     const r = await withDeadline(
-      (signal) => signedFetch(client, region, 'GET', '/safetyLevers/default', undefined, signal),
+      (signal) => signedRequest(client, region, 'GET', '/safetyLevers/default', undefined, signal),
       options.deadlineMs ?? DEADLINES.fisSafetyLever,
       'FIS GetSafetyLever',
       options.signal,
@@ -129,7 +136,7 @@ export async function updateSafetyLever(
   try {
     const r = await withDeadline(
       (signal) =>
-        signedFetch(
+        signedRequest(
           client,
           region,
           'PATCH',
