@@ -1,4 +1,5 @@
 /** Entry of the post step: separate from main so its bundle carries only what cleanup needs. */
+import { enableCompileCache } from '../compose/compile-cache.js';
 import { unreadableEvent } from './event-guard.js';
 import { errorMessage } from '../errors/message.js';
 
@@ -10,6 +11,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (unreadableEvent(process.env) !== undefined) {
   process.stdout.write('chaos-gate post: the event payload cannot be read; the main step ran nothing\n');
 } else {
+  enableCompileCache();
   const core = await import('@actions/core');
   const { runPostStep } = await import('./post-step.js');
   const { defaultPostDeps } = await import('./post-wiring.js');
