@@ -92,6 +92,12 @@ export async function bundle({ outdir: requested, minify = true, metafile = fals
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     platform: 'node',
+    // The ES module build of a package before its CommonJS one. esbuild's default for Node is the reverse,
+    // and the AWS SDK and Smithy packages (no `exports` map) then came in as CommonJS: whole, each module
+    // wrapped and its exports copied at start, and their lazily loaded credential providers bundled
+    // eagerly. Their ES builds split and tree-shake: the action's start-up closure went from 1.78 to
+    // 1.13 MB (bench/run.ts, cold start). Packages with an `exports` map are unaffected.
+    mainFields: ['module', 'main'],
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
