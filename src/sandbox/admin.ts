@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { errorMessage } from '../errors/message.js';
 import { CanaryConfig, FisTimingsConfig, LoadConfig, defined, describeIssues } from './config.js';
 import type { Canary } from './canary.js';
 import type { ActionRun, FisStandIn } from './fis/service.js';
@@ -333,7 +334,7 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
       try {
         send(adminRoute(req.method ?? 'GET', url, body, deps));
       } catch (error) {
-        send(bad((error as Error).message));
+        send(bad(errorMessage(error)));
       }
     });
   };
