@@ -174,111 +174,122 @@ function ending(j: Journal | undefined): Ending {
 let seq = 0;
 const planId = (what: string): string => `bench-slow-${what}-${Date.now().toString(36)}-${seq++}`;
 
-/** GetExperiment 25 s → fault ended, from `repetitions` aborting runs. */
-async function benchSlowGet(
+type AdminFault = Parameters<typeof runSlowed>[3];
+
+/** One slowed-operation figure: its row, the run it repeats, and what each run adds to the details. */
+interface SlowFigure {
+  base: { id: string; figure: string; unit: string; method: string };
+  targetMs: number;
+  latencyMs: number;
+  plan: () => PlanOptions;
+  fault: AdminFault;
+  /** The run's summary for the details, and a problem to report while still counting the sample. */
+  summarize(r: SlowRun): { summary: Record<string, unknown>; note?: string };
+  /** The progress line of run `n`. */
+  line(n: string, r: SlowRun, summary: Record<string, unknown>): string;
+}
+
+const seconds = (ms: number | undefined): string => (ms !== undefined ? (ms / 1000).toFixed(1) : '?');
+
+/** `repetitions` runs of one figure: the fault's duration of each run that ended as the figure needs. */
+async function benchSlowed(
   sandbox: RunningSandbox,
   dir: string,
+  f: SlowFigure,
   repetitions: number,
   log: (line: string) => void,
 ): Promise<FigureResult> {
-  const base = {
+  const target = { max: f.targetMs, text: `≤ ${f.targetMs / 1000} s` };
+  const samples: number[] = [];
+  const runs: Record<string, unknown>[] = [];
+  const problems: string[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    const r = await runSlowed(sandbox, dir, f.plan(), f.fault);
+    const { summary, note } = f.summarize(r);
+    runs.push(summary);
+    if (r.problem !== undefined) problems.push(`run ${i + 1}: ${r.problem}`);
+    else if (r.faultMs !== undefined) samples.push(r.faultMs);
+    if (r.problem === undefined && note !== undefined) problems.push(`run ${i + 1}: ${note}`);
+    log(
+      f.line(`${i + 1}/${repetitions}`, r, summary) +
+        (r.problem !== undefined ? ` (not counted: ${r.problem})` : ''),
+    );
+  }
+  const details = { latencyMs: f.latencyMs, runs, problems };
+  return samples.length > 0
+    ? measured({ ...f.base, details }, samples, target)
+    : notMeasured({ ...f.base, details }, target.text, problems.join('; ') || 'no run');
+}
+
+/** GetExperiment 25 s → fault ended, from aborting runs. */
+const SLOW_GET: SlowFigure = {
+  base: {
     id: 'slow-get-experiment-to-fault-ended',
     figure: 'GetExperiment answering after 25 s: fault start → fault ended',
     unit: 'ms',
     method:
       'aborting chaos-gate run child (fallback off, error-ratio rule, PT1M partition) with a 25 s latency admin fault on FIS GetExperiment added once the action runs: FIS action start → end in the stand-in record',
-  };
-  const target = { max: SLOW_GET_TARGET_MS, text: `≤ ${SLOW_GET_TARGET_MS / 1000} s` };
-  const samples: number[] = [];
-  const runs: Record<string, unknown>[] = [];
-  const problems: string[] = [];
-  for (let i = 0; i < repetitions; i++) {
-    const r = await runSlowed(
-      sandbox,
-      dir,
-      // PT1M: the shortest partition a plan may ask for (FIS's documented minimum, which chaos-gate
-      // enforces); the rule aborts it within seconds anyway.
-      { id: planId('get-25s'), actionDuration: 'PT1M' },
-      { service: 'fis', operation: 'GetExperiment', kind: 'latency', latencyMs: GET_LATENCY_MS },
-    );
+  },
+  targetMs: SLOW_GET_TARGET_MS,
+  latencyMs: GET_LATENCY_MS,
+  // PT1M: the shortest partition a plan may ask for (FIS's documented minimum, which chaos-gate enforces);
+  // the rule aborts it within seconds anyway.
+  plan: () => ({ id: planId('get-25s'), actionDuration: 'PT1M' }),
+  fault: { service: 'fis', operation: 'GetExperiment', kind: 'latency', latencyMs: GET_LATENCY_MS },
+  summarize(r) {
     // The loop's own clock: a fault-phase measurement whose window grew past 1.5 s waited on a read.
     const windows = (r.journal?.measurements ?? [])
       .filter((m) => m.phase === 'fault')
       .map((m) => m.windowMs)
       .filter((w): w is number => w !== undefined);
-    const summary = {
-      ...ending(r.journal),
-      faultMs: r.faultMs ?? null,
-      slowedCalls: r.slowedCalls,
-      longestFaultWindowMs: windows.length > 0 ? Math.max(...windows) : null,
+    return {
+      summary: {
+        ...ending(r.journal),
+        faultMs: r.faultMs ?? null,
+        slowedCalls: r.slowedCalls,
+        longestFaultWindowMs: windows.length > 0 ? Math.max(...windows) : null,
+      },
     };
-    runs.push(summary);
-    if (r.problem !== undefined) problems.push(`run ${i + 1}: ${r.problem}`);
-    else if (r.faultMs !== undefined) samples.push(r.faultMs);
-    log(
-      `  GetExperiment 25 s, run ${i + 1}/${repetitions}: verdict ${String(summary.verdict)}, fault ran ` +
-        `${r.faultMs !== undefined ? (r.faultMs / 1000).toFixed(1) : '?'} s, ${r.slowedCalls} slowed reads` +
-        (r.problem !== undefined ? ` (not counted: ${r.problem})` : ''),
-    );
-  }
-  const details = { latencyMs: GET_LATENCY_MS, runs, problems };
-  return samples.length > 0
-    ? measured({ ...base, details }, samples, target)
-    : notMeasured({ ...base, details }, target.text, problems.join('; ') || 'no run');
-}
+  },
+  line: (n, r, s) =>
+    `  GetExperiment 25 s, run ${n}: verdict ${String(s.verdict)}, fault ran ${seconds(r.faultMs)} s, ` +
+    `${r.slowedCalls} slowed reads`,
+};
 
-/** StopExperiment hanging 220 s → fault ended, from `repetitions` runs of a 120 s partition. */
-async function benchHungStop(
-  sandbox: RunningSandbox,
-  dir: string,
-  repetitions: number,
-  log: (line: string) => void,
-): Promise<FigureResult> {
-  const base = {
+/** StopExperiment hanging 220 s → fault ended, from runs of a 120 s partition. */
+const HUNG_STOP: SlowFigure = {
+  base: {
     id: 'hung-stop-experiment-to-fault-ended',
     figure: 'StopExperiment hanging 220 s (120 s partition): fault start → fault ended',
     unit: 'ms',
     method:
       'aborting chaos-gate run child (fallback off, PT120S partition) with a 220 s latency admin fault on FIS StopExperiment added once the action runs: FIS action start → end in the stand-in record',
-  };
-  const target = { max: HUNG_STOP_TARGET_MS, text: `≤ ${HUNG_STOP_TARGET_MS / 1000} s` };
-  const samples: number[] = [];
-  const runs: Record<string, unknown>[] = [];
-  const problems: string[] = [];
-  for (let i = 0; i < repetitions; i++) {
-    const r = await runSlowed(
-      sandbox,
-      dir,
-      {
-        id: planId('stop-hang'),
-        actionDuration: 'PT120S',
-        maxActionDuration: '5m',
-        // The rule of the reliability test's case: the partition's 503s trip it within seconds.
-        rules: [{ sli: 'error_ratio', above: 0.2, for: '2s' }],
-      },
-      { service: 'fis', operation: 'StopExperiment', kind: 'latency', latencyMs: STOP_LATENCY_MS },
-    );
+  },
+  targetMs: HUNG_STOP_TARGET_MS,
+  latencyMs: STOP_LATENCY_MS,
+  plan: () => ({
+    id: planId('stop-hang'),
+    actionDuration: 'PT120S',
+    maxActionDuration: '5m',
+    // The rule of the reliability test's case: the partition's 503s trip it within seconds.
+    rules: [{ sli: 'error_ratio', above: 0.2, for: '2s' }],
+  }),
+  fault: { service: 'fis', operation: 'StopExperiment', kind: 'latency', latencyMs: STOP_LATENCY_MS },
+  summarize(r) {
     const summary = { ...ending(r.journal), faultMs: r.faultMs ?? null, slowedCalls: r.slowedCalls };
-    runs.push(summary);
-    if (r.problem !== undefined) problems.push(`run ${i + 1}: ${r.problem}`);
-    else if (r.faultMs !== undefined) samples.push(r.faultMs);
     // Counted either way (the figure is how long the fault ran), but a stop by another path is news.
-    if (r.problem === undefined && (summary.stopVerifiedBy !== 'lease' || !summary.leaseForced))
-      problems.push(
-        `run ${i + 1}: stop-verified by ${String(summary.stopVerifiedBy)}, lease forced ${String(summary.leaseForced)} (expected by lease, forced)`,
-      );
-    log(
-      `  StopExperiment 220 s, run ${i + 1}/${repetitions}: verdict ${String(summary.verdict)}, fault ran ` +
-        `${r.faultMs !== undefined ? (r.faultMs / 1000).toFixed(1) : '?'} s, stop verified by ${String(summary.stopVerifiedBy)}, ` +
-        `lease forced ${String(summary.leaseForced)}` +
-        (r.problem !== undefined ? ` (not counted: ${r.problem})` : ''),
-    );
-  }
-  const details = { latencyMs: STOP_LATENCY_MS, runs, problems };
-  return samples.length > 0
-    ? measured({ ...base, details }, samples, target)
-    : notMeasured({ ...base, details }, target.text, problems.join('; ') || 'no run');
-}
+    const byLease = summary.stopVerifiedBy === 'lease' && summary.leaseForced;
+    return byLease
+      ? { summary }
+      : {
+          summary,
+          note: `stop-verified by ${String(summary.stopVerifiedBy)}, lease forced ${String(summary.leaseForced)} (expected by lease, forced)`,
+        };
+  },
+  line: (n, r, s) =>
+    `  StopExperiment 220 s, run ${n}: verdict ${String(s.verdict)}, fault ran ${seconds(r.faultMs)} s, ` +
+    `stop verified by ${String(s.stopVerifiedBy)}, lease forced ${String(s.leaseForced)}`,
+};
 
 /** Both figures, `repetitions` runs each, on the shared sandbox. */
 export async function benchSlowAws(
@@ -289,8 +300,8 @@ export async function benchSlowAws(
   const dir = tempDir('chaos-gate-bench-slow-');
   try {
     return [
-      await benchSlowGet(sandbox, dir, repetitions, log),
-      await benchHungStop(sandbox, dir, repetitions, log),
+      await benchSlowed(sandbox, dir, SLOW_GET, repetitions, log),
+      await benchSlowed(sandbox, dir, HUNG_STOP, repetitions, log),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
