@@ -14,7 +14,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
 import type { Journal } from '../../src/journal/types.js';
 import { readJournal } from '../../src/journal/read.js';
-import { cliArgs } from '../helpers/cli.js';
+import { nodeArgs, type Entry } from '../helpers/cli.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PLANS = path.join(ROOT, 'fixtures/plans');
@@ -87,8 +87,8 @@ export interface E2E {
   dir: string;
   /** Runs `chaos-gate <args>` as a child; see {@link CliChild}. */
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv): CliChild;
-  /** Runs another entry point (e.g. `src/action/index.ts`) the same way, with the same environment. */
-  node(entry: string, extraEnv?: NodeJS.ProcessEnv): CliChild;
+  /** Runs the action's main (`action`) or post (`post`) step the same way, with the same environment. */
+  node(entry: Exclude<Entry, 'cli'>, extraEnv?: NodeJS.ProcessEnv): CliChild;
   /** Runs a plan to the end: `chaos-gate run <plan> --journal <tmp> --json [...args]`. */
   run(plan: string, args?: string[]): Promise<PlanRun>;
   requests(filter?: { service?: string; operation?: string; since?: number }): Promise<LoggedRequest[]>;
@@ -137,11 +137,11 @@ export function copyPlan(dir: string, name: string, edit?: (text: string) => str
 }
 
 /**
- * Runs a Node program from the repository root: `chaos-gate <args>` (the suite's bundle, test/helpers/cli.ts)
- * for `cli`, else `node --import tsx <entry>` (entry relative to the root).
+ * Runs one of chaos-gate's entries from the repository root: the suite's bundle of it, as the runner
+ * would (test/helpers/cli.ts).
  */
-function spawnNode(entry: 'cli' | string, args: string[], env: NodeJS.ProcessEnv): CliChild {
-  const argv = entry === 'cli' ? cliArgs(args) : ['--import', 'tsx', path.join(ROOT, entry), ...args];
+function spawnNode(entry: Entry, args: string[], env: NodeJS.ProcessEnv): CliChild {
+  const argv = nodeArgs(entry, args);
   const child: ChildProcess = spawn(process.execPath, argv, {
     cwd: ROOT,
     env,
@@ -251,7 +251,7 @@ export async function startE2E(config: Record<string, unknown> = {}): Promise<E2
       const journalPath = path.join(dir, `run-${++runs}.journal.json`);
       const planPath = path.isAbsolute(plan) ? plan : path.join(PLANS, plan);
       const result = await spawnNode(
-        'src/cli/index.ts',
+        'cli',
         ['run', planPath, '--journal', journalPath, '--json', ...args],
         env,
       ).done;

@@ -59,7 +59,7 @@ beforeAll(async () => {
     GITHUB_OUTPUT: path.join(e2e.dir, files.output),
     GITHUB_STEP_SUMMARY: path.join(e2e.dir, files.summary),
   };
-  const mainStep = e2e.node('src/action/index.ts', {
+  const mainStep = e2e.node('action', {
     ...github,
     INPUT_PLAN: path.join(PLANS, 'e2e-kill.yaml'),
   });
@@ -78,7 +78,7 @@ beforeAll(async () => {
   const mark = await e2e.mark();
   saved = parseGithubFile(readFileSync(github.GITHUB_STATE, 'utf8'));
   const stateEnv = Object.fromEntries(Object.entries(saved).map(([k, v]) => [`STATE_${k}`, v]));
-  post = await e2e.node('src/action/post.ts', { ...github, ...stateEnv }).done;
+  post = await e2e.node('post', { ...github, ...stateEnv }).done;
   stopsByPost = await e2e.requests({ service: 'fis', operation: 'StopExperiment', since: mark });
   experiment = await e2e.experiment(experimentId);
 }, 150_000);
