@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+import{b as _}from"./chunk-BEJXH3YA.js";import{b as N}from"./chunk-UD5UNOSV.js";var S="AWS_ACCESS_KEY_ID",C="AWS_SECRET_ACCESS_KEY",A="AWS_SESSION_TOKEN",p="AWS_CREDENTIAL_EXPIRATION",I="AWS_CREDENTIAL_SCOPE",a="AWS_ACCOUNT_ID",i=e=>async()=>{e?.logger?.debug("@aws-sdk/credential-provider-env - fromEnv");let o=process.env[S],E=process.env[C],r=process.env[A],n=process.env[p],s=process.env[I],t=process.env[a];if(o&&E){let c={accessKeyId:o,secretAccessKey:E,...r&&{sessionToken:r},...n&&{expiration:new Date(n)},...s&&{credentialScope:s},...t&&{accountId:t}};return _(c,"CREDENTIALS_ENV_VARS","g"),c}throw new N("Unable to find environment variable credentials.",{logger:e?.logger})};export{S as a,C as b,A as c,p as d,I as e,a as f,i as g};
+//# sourceMappingURL=chunk-ZZWVIFMM.js.map

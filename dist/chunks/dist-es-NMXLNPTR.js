@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+import{b as t}from"./chunk-CZG2LLAG.js";import"./chunk-25DXEFVI.js";var c="AWS_ACCESS_KEY_ID",S="AWS_SECRET_ACCESS_KEY",_="AWS_SESSION_TOKEN",p="AWS_CREDENTIAL_EXPIRATION",i="AWS_CREDENTIAL_SCOPE",N=E=>async()=>{E?.logger?.debug("@aws-sdk/credential-provider-env","fromEnv");let e=process.env[c],o=process.env[S],r=process.env[_],n=process.env[p],s=process.env[i];if(e&&o)return{accessKeyId:e,secretAccessKey:o,...r&&{sessionToken:r},...n&&{expiration:new Date(n)},...s&&{credentialScope:s}};throw new t("Unable to find environment variable credentials.")};export{i as ENV_CREDENTIAL_SCOPE,p as ENV_EXPIRATION,c as ENV_KEY,S as ENV_SECRET,_ as ENV_SESSION,N as fromEnv};
+//# sourceMappingURL=dist-es-NMXLNPTR.js.map

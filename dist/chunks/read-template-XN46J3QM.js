@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{a as i}from"./chunk-2HHDUQUA.js";import{s as p}from"./chunk-6OAJOIND.js";import"./chunk-MUWS54WB.js";import{e as a}from"./chunk-25DXEFVI.js";var r=a(p(),1);async function c(e,n){let t=(await e.send(new r.GetExperimentTemplateCommand({id:n}))).experimentTemplate??{},o=t.experimentOptions?.accountTargeting==="multi-account"||(t.targetAccountConfigurationsCount??0)>0?await i(e,n):[];return{id:t.id??n,description:t.description,roleArn:t.roleArn,targets:t.targets,actions:t.actions,stopConditions:t.stopConditions,tags:t.tags,logConfiguration:t.logConfiguration,experimentOptions:t.experimentOptions,experimentReportConfiguration:t.experimentReportConfiguration,...o.length?{targetAccountConfigurations:o}:{}}}export{c as readTemplate};
-//# sourceMappingURL=read-template-XN46J3QM.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{a}from"./chunk-WMULR6YL.js";import"./chunk-EJBLL3L7.js";import"./chunk-PLLNKGMS.js";import"./chunk-2HHDUQUA.js";import"./chunk-LWPML6ZQ.js";import"./chunk-MKAHH734.js";import"./chunk-6OAJOIND.js";import"./chunk-MUWS54WB.js";import"./chunk-WFTLWT46.js";import"./chunk-Y3YFF6YU.js";import"./chunk-BE2TR774.js";import"./chunk-77HAELQ6.js";import"./chunk-F5CQG3BV.js";import"./chunk-YJR2IGVK.js";import"./chunk-THX4JMUZ.js";import"./chunk-F3IEBV6A.js";import"./chunk-LKPMGJ6X.js";import"./chunk-3J4NY55U.js";import"./chunk-7G6JGMPY.js";import"./chunk-PYQUZR4R.js";import"./chunk-4RLLMRF4.js";import"./chunk-TVCK7UTO.js";import"./chunk-M3SHSEKE.js";import"./chunk-6D3SD7QI.js";import"./chunk-25DXEFVI.js";export{a as reviewPlan};
-//# sourceMappingURL=review-RKYELWLA.js.map
