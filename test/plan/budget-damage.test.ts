@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validate } from '../../src/cli/commands/validate.js';
-import { isMathDivision, isPromqlDivision, resolveBudgetDamage } from '../../src/plan/budget-damage.js';
+import {
+  budgetDamageSli,
+  isMathDivision,
+  isPromqlDivision,
+  resolveBudgetDamage,
+} from '../../src/plan/budget-damage.js';
 import { loadPlan, parsePlan } from '../../src/plan/load.js';
 import { staticRefusals } from '../../src/plan/refusals.js';
 
@@ -325,5 +330,74 @@ describe('budget.damage derivation at its numeric limits', () => {
     // A between bound contradicts neither kind.
     expect(kindRefusal('between: [0, 0.5]', 'error-ratio')).toEqual([]);
     expect(kindRefusal('between: [0.5, 1]', 'success-ratio')).toEqual([]);
+  });
+});
+
+/**
+ * The derivation's branches with plans reduced to what it reads (a budget and the SLIs): which sources
+ * count as a division, what a refusal lists, and `budgetDamageSli`, which the run debits from.
+ */
+describe('budget.damage decisions on the SLIs alone', () => {
+  type SliShape = { name: string; during?: boolean; max?: number; min?: number } & Record<string, unknown>;
+  const planOf = (slis: SliShape[], damage?: { sli: string; kind: string }) =>
+    ({
+      budget: { ...(damage ? { damage } : {}) },
+      hypothesis: { slis: slis.map((s) => ({ during: true, ...s })) },
+    }) as unknown as Parameters<typeof resolveBudgetDamage>[0];
+
+  it('a scrape SLI is a ratio only when it scrapes a ratio, not a gauge under 1', () => {
+    const gauge = planOf([{ name: 'queue_share', scrape: { gauge: 'queue_fill' }, max: 0.5 }]);
+    expect(resolveBudgetDamage(gauge)).toMatchObject({ ok: false, problem: { value: 'not written' } });
+    const ratio = planOf([
+      { name: 'errors', scrape: { ratio: { numerator: 'e', denominator: 't' } }, max: 0.5 },
+    ]);
+    expect(resolveBudgetDamage(ratio)).toEqual({
+      ok: true,
+      damage: { sli: 'errors', kind: 'error-ratio' },
+      derived: true,
+    });
+  });
+
+  it('an unknown written SLI lists only the SLIs measured during the fault', () => {
+    const plan = planOf(
+      [
+        { name: 'errors', prometheus: 'sum(a) / sum(b)', max: 0.01 },
+        { name: 'warmup', prometheus: 'sum(a) / sum(b)', max: 0.01, during: false },
+        { name: 'latency', prometheus: 'max(x)', max: 0.2 },
+      ],
+      { sli: 'nope', kind: 'error-ratio' },
+    );
+    expect(resolveBudgetDamage(plan)).toMatchObject({
+      ok: false,
+      problem: { value: 'nope', limit: 'errors, latency' },
+    });
+  });
+
+  it('budgetDamageSli is the resolved damage SLI, and undefined without a budget or when refused', () => {
+    const errors = { name: 'errors', prometheus: 'sum(a) / sum(b)', max: 0.01 };
+    expect(budgetDamageSli(planOf([errors]))).toEqual({ sli: 'errors', kind: 'error-ratio' });
+    expect(budgetDamageSli({ ...planOf([errors]), budget: undefined })).toBeUndefined();
+    expect(budgetDamageSli(planOf([{ name: 'latency', prometheus: 'max(x)', max: 0.2 }]))).toBeUndefined();
+  });
+});
+
+describe('what counts as a division: the operators around the /', () => {
+  it('PromQL: a * or a number outside calls spoils it; a number inside a call does not', () => {
+    expect(isPromqlDivision('sum(a) * sum(b)')).toBe(false);
+    expect(isPromqlDivision('sum(rate(errors[1m])) / clamp_min(sum(rate(requests[1m])), 1)')).toBe(true);
+    expect(isPromqlDivision('')).toBe(false);
+  });
+
+  it('metric math: +, - and ^ outside parentheses spoil it, and so does a trailing *', () => {
+    expect(isMathDivision('requests - errors / requests')).toBe(false);
+    expect(isMathDivision('errors + throttles / requests')).toBe(false);
+    expect(isMathDivision('errors ^ m2 / requests')).toBe(false);
+    expect(isMathDivision('errors / requests * m3')).toBe(false);
+    expect(isMathDivision('errors * m3 / requests')).toBe(true);
+  });
+
+  it('metric math: square brackets group like parentheses', () => {
+    expect(isMathDivision('[requests - errors] / requests')).toBe(true);
+    expect(isMathDivision('SUM([m1, m2]) / requests')).toBe(true);
   });
 });

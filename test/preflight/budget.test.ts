@@ -5,6 +5,7 @@ import {
   budgetDecision,
   budgetGate,
   countReaderFromSources,
+  describeFigures,
   measuredDamage,
   withDebit,
   type CountReader,
@@ -231,5 +232,108 @@ describe('countReaderFromSources', () => {
       0,
     );
     expect(missing.error).toBe('no cloudwatch source is configured');
+  });
+});
+
+describe('budget decisions at the edges of the arithmetic', () => {
+  const figures = { objective: 0.9, windowMs: 86_400_000, totalEvents: 10_000_000, chaosShare: 0.5 };
+
+  it('counts a consumption within a relative 1e-9 of a large allowance as reached', () => {
+    // allowed = 1 000 000; 999 999.9995 is 5e-4 short, inside 1e-9 × 1e6 = 1e-3.
+    expect(budgetDecision({ ...figures, serviceBadEvents: 999_999.9995, ledgerSpent: 0 })).toMatchObject({
+      ok: false,
+      field: 'budget.objective',
+    });
+    expect(budgetDecision({ ...figures, serviceBadEvents: 999_999.99, ledgerSpent: 0 }).ok).toBe(true);
+  });
+
+  it('prints fractional counts with up to two places and no trailing zeros', () => {
+    const d = budgetDecision({
+      ...figures,
+      totalEvents: 25,
+      objective: 0.9,
+      serviceBadEvents: 0,
+      ledgerSpent: 0,
+    });
+    // allowed 2.5 (printed as 2.5, not 2.50), allowance 1.25
+    expect(describeFigures(d.figures)).toContain('allowed 2.5 bad events');
+    expect(describeFigures(d.figures)).toContain('chaos allowance 1.25');
+  });
+});
+
+describe('measuredDamage: windows it cannot charge', () => {
+  const ok = (value: number, status: 'ok' | 'breach' | 'error' | 'no-data' = 'ok') => ({
+    value,
+    status,
+    query: 'q',
+  });
+
+  it('counts a fault window without the SLI, or with an unusable status, as unmeasured', () => {
+    const journal = [
+      { at: 0, phase: 'steady' as const, requests: 1000, slis: { error_ratio: ok(0) } },
+      { at: 1, phase: 'fault' as const, requests: 1000, slis: {} },
+      { at: 2, phase: 'fault' as const, requests: 1000, slis: { error_ratio: ok(0.5, 'error') } },
+      { at: 3, phase: 'fault' as const, requests: 1000, slis: { error_ratio: ok(0.5, 'no-data') } },
+      { at: 4, phase: 'fault' as const, requests: 1000, slis: { error_ratio: ok(0.01, 'breach') } },
+    ];
+    const d = measuredDamage(journal, { sli: 'error_ratio', kind: 'error-ratio' });
+    expect(d).toEqual({ damage: 10, baselineRatio: 0, windows: 1, unmeasuredWindows: 3 });
+  });
+});
+
+describe('countReaderFromSources', () => {
+  it('reports a source that returns no reading, and one that is not configured', async () => {
+    const spec = { prometheus: 'sum(x)' } as Parameters<
+      ReturnType<typeof countReaderFromSources>['count']
+    >[1];
+    const empty = countReaderFromSources({ prometheus: { read: async () => [] } as never });
+    expect(await empty.count('budget.total', spec, 1000, 0)).toEqual({
+      value: null,
+      query: 'budget.total',
+      error: 'the prometheus source returned no reading',
+    });
+    expect(await countReaderFromSources({}).count('budget.total', spec, 1000, 0)).toEqual({
+      value: null,
+      query: 'budget.total',
+      error: 'no prometheus source is configured',
+    });
+  });
+});
+
+describe('budgetGate: which reading it names when one fails', () => {
+  const ctx = { plan, now: 1_000_000, record: () => {} };
+  const gate = (errors: number | Error, total: number | Error, spent: number | Error = 0) =>
+    budgetGate({
+      counts: counts({ 'budget.errors': errors, 'budget.total': total }),
+      ledger: ledger(spent),
+    }).check(ctx);
+
+  it('names budget.total when only the total cannot be read, and lists only what failed', async () => {
+    const outcome = await gate(1, new Error('timeout'));
+    expect(outcome).toMatchObject({ pass: false, verdict: 'not-run', field: 'budget.total' });
+    expect(!outcome.pass && outcome.reason).toBe(
+      'cannot read the error budget: budget.total (sum(increase(http_requests_total[30d])): timeout)',
+    );
+  });
+
+  it('names every failed reading, the errors query first', async () => {
+    const outcome = await gate(new Error('e'), new Error('t'), new Error('l'));
+    expect(outcome).toMatchObject({ field: 'budget.errors' });
+    expect(!outcome.pass && outcome.reason.split('; ').map((s) => s.replace(/ \(.*/, ''))).toEqual([
+      'cannot read the error budget: budget.errors',
+      'budget.total',
+      'the chaos ledger',
+    ]);
+  });
+
+  it('does not take a negative or missing count for a count', async () => {
+    expect(await gate(-1, 1_000_000)).toMatchObject({
+      pass: false,
+      verdict: 'not-run',
+      field: 'budget.errors',
+    });
+    const missing = await gate(1, Number.NaN);
+    expect(missing).toMatchObject({ pass: false, verdict: 'not-run', field: 'budget.total' });
+    expect(!missing.pass && missing.reason).toContain('not a count (NaN)');
   });
 });
