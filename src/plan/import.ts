@@ -113,17 +113,22 @@ function slug(text: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 63)
     .replace(/-+$/, '');
+  if (s === '') return '';
   return /^[a-z0-9]/.test(s) ? s : `fis-${s}`.slice(0, 63);
 }
 
-/** The plan id: `--id`, the template's `chaos-gate:plan` or `Name` tag, its description, else its id. */
+/**
+ * The plan id: `--id`, else the first of the template's `chaos-gate:plan` tag, `Name` tag, description
+ * and id that leaves a slug (a description in another script leaves none), else `imported-fis-template`.
+ */
 export function planIdFor(t: TemplateInput, explicit?: string): string {
   if (explicit) return explicit;
   const tags = t.tags ?? {};
-  return (
-    slug(tags['chaos-gate:plan'] ?? tags.Name ?? t.description ?? t.id ?? 'imported-fis-template') ||
-    'imported'
-  );
+  for (const text of [tags['chaos-gate:plan'], tags.Name, t.description, t.id]) {
+    const id = text === undefined ? '' : slug(text);
+    if (id !== '') return id;
+  }
+  return 'imported-fis-template';
 }
 
 /** Limits that let the template's own selection and durations through: the author reviews them. */

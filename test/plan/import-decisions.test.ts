@@ -86,6 +86,10 @@ describe('the plan id', () => {
     expect(planIdFor({ ...t, tags: {} })).toBe('checkout-partition');
     expect(planIdFor({ id: 'EXT123' })).toBe('ext123');
     expect(planIdFor({})).toBe('imported-fis-template');
+    // Text that leaves no slug (another script, only punctuation) passes to the next candidate.
+    expect(planIdFor({ description: '日本語', id: 'EXT9' })).toBe('ext9');
+    expect(planIdFor({ tags: { Name: '---' }, description: 'Checkout' })).toBe('checkout');
+    expect(planIdFor({ description: '日本語' })).toBe('imported-fis-template');
   });
 
   it('cuts a long name to 63 characters without a trailing dash', () => {
