@@ -149,10 +149,12 @@ describe('Prometheus source deadlines', () => {
       sigv4: { region: 'us-east-1', credentials: () => new Promise(() => undefined) },
     });
     const { readings, ms } = await timedRead(() => stuck.read([pq('a')], Date.now(), 500));
-    expect(readings[0]).toMatchObject({
-      status: 'error',
-      error: 'Prometheus timed out: no answer within 500 ms',
-    });
+    expect(readings[0]?.status).toBe('error');
+    // The message names what was left of the 500 ms when the query started: a busy machine may have spent
+    // a millisecond or two of it before.
+    const left = /^Prometheus timed out: no answer within (\d+) ms$/.exec(readings[0]?.error ?? '')?.[1];
+    expect(Number(left), readings[0]?.error).toBeGreaterThan(450);
+    expect(Number(left)).toBeLessThanOrEqual(500);
     expect(ms).toBeLessThan(500 + SLACK_MS);
     expect(server.received).toBe(0);
   });
