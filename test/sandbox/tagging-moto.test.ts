@@ -57,7 +57,8 @@ async function ec2(url: string, params: Record<string, string>): Promise<string>
     method: 'POST',
     headers: signed.headers,
     body,
-    signal: AbortSignal.timeout(10_000),
+    // moto's first DescribeImages loads its whole AMI catalogue: seconds, more on a busy machine.
+    signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
   if (res.status !== 200)
