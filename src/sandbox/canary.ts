@@ -68,7 +68,8 @@ export const CANARY_DIMENSIONS = { Service: 'canary' };
 
 type Outcome = 'ok' | 'degraded' | 'error';
 
-interface Answer {
+/** One request's answer: what the canary decided, and how long it took. */
+export interface CanaryAnswer {
   outcome: Outcome;
   status: number;
   latencyMs: number;
@@ -145,7 +146,7 @@ export class Canary {
   }
 
   /** Decides one request's outcome and latency from the faults now on. */
-  private decide(): Answer {
+  private decide(): CanaryAnswer {
     const now = this.now();
     const b = this.behaviour;
     // Healthy latency: a narrow spread around the base with a light tail (p95 ≈ 1.6 × base).
@@ -230,9 +231,7 @@ export class Canary {
       res.end('{"ok":true}');
       return;
     }
-    const answer = this.decide();
-    const timer = setTimeout(() => {
-      this.record(answer);
+    const cancel = this.serve((answer) => {
       if (res.destroyed) return;
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(
@@ -242,13 +241,27 @@ export class Canary {
           detail: answer.detail,
         }),
       );
-    }, answer.latencyMs);
+    });
     res.on('close', () => {
-      if (!res.writableEnded) clearTimeout(timer);
+      if (!res.writableEnded) cancel();
     });
   }
 
-  private record(a: Answer): void {
+  /**
+   * Serves one service request, with or without HTTP around it: decides the answer now, and once its
+   * latency has passed records it in the metrics and hands it to `done`. The returned function cancels
+   * a request whose client went away; a cancelled request is neither recorded nor answered.
+   */
+  serve(done: (answer: CanaryAnswer) => void): () => void {
+    const answer = this.decide();
+    const timer = setTimeout(() => {
+      this.record(answer);
+      done(answer);
+    }, answer.latencyMs);
+    return () => clearTimeout(timer);
+  }
+
+  private record(a: CanaryAnswer): void {
     const key = `${a.outcome}|${a.status}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     const s = a.latencyMs / 1000;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DocumentError, type DocumentIssue } from '../files/document.js';
 import { loadYamlDocumentSync } from '../files/load.js';
 import { validateDocument } from '../files/validate.js';
-import { MAX_CONCURRENCY, MAX_RATE } from './loadgen.js';
+import { LOAD_TRANSPORTS, MAX_CONCURRENCY, MAX_RATE } from './loadgen.js';
 
 const Port = z.number().int().min(0).max(65535);
 const Ms = z
@@ -39,6 +39,7 @@ export const CanaryConfig = z.strictObject({
 /** Load generator settings. */
 export const LoadConfig = z.strictObject({
   enabled: z.boolean().optional(),
+  transport: z.enum(LOAD_TRANSPORTS).optional(),
   rate: z.number().min(0).max(MAX_RATE).optional(),
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
 });

@@ -367,7 +367,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
   urls.github = await listen(githubServer, ports.github ?? 0);
 
   const loadSettings = { ...DEFAULT_LOAD, ...defined(config.load) };
-  load.current = new LoadGenerator(new URL('/pay', urls.canary), loadSettings);
+  load.current = new LoadGenerator(new URL('/pay', urls.canary), loadSettings, canary);
   load.current.start();
 
   const fisTimer = setInterval(() => fis.tick(now()), FIS_TICK_MS);

@@ -154,10 +154,22 @@ describe('fault mapping', () => {
 describe('load generator and config bounds', () => {
   it('refuses a non-loopback target and out-of-range settings', () => {
     expect(
-      () => new LoadGenerator(new URL('http://example.com/'), { enabled: true, rate: 10, concurrency: 1 }),
+      () =>
+        new LoadGenerator(new URL('http://example.com/'), {
+          enabled: true,
+          transport: 'http',
+          rate: 10,
+          concurrency: 1,
+        }),
     ).toThrow(/loopback/);
     expect(
-      () => new LoadGenerator(new URL('http://127.0.0.1:1/'), { enabled: true, rate: 5000, concurrency: 1 }),
+      () =>
+        new LoadGenerator(new URL('http://127.0.0.1:1/'), {
+          enabled: true,
+          transport: 'http',
+          rate: 5000,
+          concurrency: 1,
+        }),
     ).toThrow(/rate 5000/);
   });
 
