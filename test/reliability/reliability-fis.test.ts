@@ -5,20 +5,20 @@
  * happened: `inconclusive` when the run was blind, never `held` on missing data (the invariants are
  * asserted for every run in ./world.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { requestLog, setCanary } from '../../bench/lib/world.js';
-import { brokenWorld } from './world.js';
+import { brokenTest } from './world.js';
 
 /** One run: start, ~5 s steady state, a fault of up to 20 s, stop, recovery; generous for a loaded CI box. */
 const RUN_TIMEOUT_MS = 100_000;
 const TEST_TIMEOUT_MS = 150_000;
 
-const world = brokenWorld('rel-fis', RUN_TIMEOUT_MS);
+const it = brokenTest('rel-fis', RUN_TIMEOUT_MS);
 
-describe('reliability: FIS throttled or failing while the fault is on', () => {
+describe.concurrent('reliability: FIS throttled or failing while the fault is on', () => {
   it(
     'aborts on the tripwire and still stops FIS while StopExperiment and GetExperiment are throttled',
-    async () => {
+    async ({ world }) => {
       await setCanary(world.sandbox.admin, { fallback: false });
       const before = (await requestLog(world.sandbox.admin)).at(-1)?.seq ?? 0;
       const { journal } = await world.runBroken(
@@ -45,7 +45,7 @@ describe('reliability: FIS throttled or failing while the fault is on', () => {
 
   it(
     'stops the fault and says so when every FIS call answers 500 for a while',
-    async () => {
+    async ({ world }) => {
       const before = (await requestLog(world.sandbox.admin)).at(-1)?.seq ?? 0;
       const { journal } = await world.runBroken(
         { id: world.planId('fis-5xx'), actionDuration: 'PT1M20S', maxActionDuration: '2m' },

@@ -5,15 +5,15 @@
  * that says what happened: `inconclusive` when the run was blind, never `held` on missing data (the
  * invariants are asserted for every run in ./world.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { scrapeSlis, type PlanSli } from '../../bench/lib/world.js';
-import { brokenWorld, killableProxy, waitForCompletePeriod } from './world.js';
+import { brokenTest, killableProxy, waitForCompletePeriod } from './world.js';
 
 /** One run: start, ~5 s steady state, a fault of up to 20 s, stop, recovery; generous for a loaded CI box. */
 const RUN_TIMEOUT_MS = 100_000;
 const TEST_TIMEOUT_MS = 150_000;
 
-const world = brokenWorld('rel-metrics', RUN_TIMEOUT_MS);
+const it = brokenTest('rel-metrics', RUN_TIMEOUT_MS);
 
 /** A CloudWatch SLI on what the canary publishes every second. */
 const cloudwatchLatency: PlanSli = {
@@ -28,23 +28,21 @@ const cloudwatchLatency: PlanSli = {
   max: 5000,
 };
 
-// The first case's steady state reads the CloudWatch SLI: wait for the fresh sandbox's first complete period.
-beforeAll(
-  () =>
-    waitForCompletePeriod(world, {
-      namespace: 'Sandbox/Canary',
-      metricName: 'LatencyP95',
-      dimensions: { Service: 'canary' },
-      stat: 'Maximum',
-      periodS: 10,
-    }),
-  90_000,
-);
+/** The canary's CloudWatch p95, as `waitForCompletePeriod` reads it. */
+const latencyMetric = {
+  namespace: 'Sandbox/Canary',
+  metricName: 'LatencyP95',
+  dimensions: { Service: 'canary' },
+  stat: 'Maximum',
+  periodS: 10,
+};
 
-describe('reliability: the metric sources slow, failing or cut off while the fault is on', () => {
+describe.concurrent('reliability: the metric sources slow, failing or cut off while the fault is on', () => {
   it(
     'measures through 400 ms of added latency on FIS and CloudWatch, and CloudWatch throttling, to a verdict from data',
-    async () => {
+    async ({ world }) => {
+      // The steady state reads the CloudWatch SLI: wait for the fresh sandbox's first complete period.
+      await waitForCompletePeriod(world, latencyMetric);
       const { journal } = await world.runBroken(
         { id: world.planId('latency'), actionDuration: 'PT1M', slis: [...scrapeSlis(), cloudwatchLatency] },
         async () => {
@@ -76,7 +74,8 @@ describe('reliability: the metric sources slow, failing or cut off while the fau
 
   it(
     'is inconclusive, not held, when GetMetricData fails with 5xx and the CloudWatch SLI goes blind',
-    async () => {
+    async ({ world }) => {
+      await waitForCompletePeriod(world, latencyMetric);
       const { journal } = await world.runBroken(
         {
           id: world.planId('cw-5xx'),
@@ -106,7 +105,7 @@ describe('reliability: the metric sources slow, failing or cut off while the fau
 
   it(
     'is inconclusive, not held, when the scrape connection to the canary is killed mid-fault',
-    async () => {
+    async ({ world }) => {
       const proxy = await killableProxy(world.sandbox.urls.canary);
       try {
         const url = '${CANARY_PROXY_URL}/metrics';

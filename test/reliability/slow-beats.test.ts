@@ -5,18 +5,18 @@
  * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
  * never `held` (with the invariants of every broken run, ./world.ts).
  */
-import { describe, expect, it } from 'vitest';
-import { brokenWorld } from './world.js';
+import { describe, expect } from 'vitest';
+import { brokenTest } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-beats', RUN_TIMEOUT_MS);
+const it = brokenTest('slow-beats', RUN_TIMEOUT_MS);
 
-describe('slow AWS heartbeats: the lease stops the fault when no beat arrives', () => {
+describe.concurrent('slow AWS heartbeats: the lease stops the fault when no beat arrives', () => {
   it(
     'lets the lease stop the fault when every heartbeat (PutMetricData) is dropped',
-    async () => {
+    async ({ world }) => {
       const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('beats-dropped'),

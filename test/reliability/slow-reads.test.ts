@@ -5,19 +5,19 @@
  * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
  * never `held` (with the invariants of every broken run, ./world.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { setCanary } from '../../bench/lib/world.js';
-import { brokenWorld } from './world.js';
+import { brokenTest, waitForCompletePeriod } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-reads', RUN_TIMEOUT_MS);
+const it = brokenTest('slow-reads', RUN_TIMEOUT_MS);
 
-describe('slow AWS reads: the fault ends within a bound, and the verdict is never held', () => {
+describe.concurrent('slow AWS reads: the fault ends within a bound, and the verdict is never held', () => {
   it(
     'stops the aborting plan within 15 s of its start while every GetExperiment answer takes 25 s',
-    async () => {
+    async ({ world }) => {
       await setCanary(world.sandbox.admin, { fallback: false });
       const { journal, faultMs } = await world.runSlowed(
         { id: world.planId('get-25s'), actionDuration: 'PT2M', maxActionDuration: '2m' },
@@ -34,7 +34,15 @@ describe('slow AWS reads: the fault ends within a bound, and the verdict is neve
 
   it(
     'aborts blind within seconds when GetMetricData takes 20 s on a CloudWatch-only plan',
-    async () => {
+    async ({ world }) => {
+      // The steady state reads the CloudWatch SLI: wait for the fresh sandbox's first complete period.
+      await waitForCompletePeriod(world, {
+        namespace: 'Sandbox/Canary',
+        metricName: 'LatencyP95',
+        dimensions: { Service: 'canary' },
+        stat: 'Maximum',
+        periodS: 5,
+      });
       const { journal, faultMs } = await world.runSlowed(
         {
           id: world.planId('gmd-20s'),

@@ -5,19 +5,19 @@
  * stand-in's own record of the FIS action), that the journal says how it ended, and that the verdict is
  * never `held` (with the invariants of every broken run, ./world.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { setCanary } from '../../bench/lib/world.js';
-import { brokenWorld } from './world.js';
+import { brokenTest } from './world.js';
 
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 200_000;
 
-const world = brokenWorld('slow-stop', RUN_TIMEOUT_MS);
+const it = brokenTest('slow-stop', RUN_TIMEOUT_MS);
 
-describe('slow AWS stop: the lease ends the fault when StopExperiment cannot', () => {
+describe.concurrent('slow AWS stop: the lease ends the fault when StopExperiment cannot', () => {
   it(
     'ends a 120 s partition within 40 s of its start when StopExperiment hangs for 220 s: the lease takes over',
-    async () => {
+    async ({ world }) => {
       await setCanary(world.sandbox.admin, { fallback: false });
       const { journal, faultMs } = await world.runSlowed(
         {
@@ -41,7 +41,7 @@ describe('slow AWS stop: the lease ends the fault when StopExperiment cannot', (
 
   it(
     'ends the fault through the lease when every StopExperiment is throttled',
-    async () => {
+    async ({ world }) => {
       await setCanary(world.sandbox.admin, { fallback: false });
       const { journal, faultMs } = await world.runSlowed(
         {

@@ -1,8 +1,9 @@
 /**
- * What the reliability and slow-AWS files share: a sandbox child process of their own (FIS at 4× speed),
- * real `chaos-gate run` children against it, and the invariants every broken run must keep. Each file
- * gets its own sandbox because the admin endpoint's faults apply to the whole stand-in: files run side by
- * side (vitest workers), the cases within one file one after another.
+ * What the reliability and slow-AWS files share: a sandbox child process per case (FIS at 4× speed), real
+ * `chaos-gate run` children against it, and the invariants every broken run must keep. Each case gets its
+ * own sandbox because the admin endpoint's faults apply to the whole stand-in; so the cases of a file run
+ * side by side (`describe.concurrent`): they spend their time waiting for a slowed call, a lease or a
+ * fault to end, and a sandbox costs a few percent of a core.
  *
  * Whatever breaks, a run must end by itself with the fault stopped (no live experiment, no canary fault,
  * the FIS action ended), a complete journal (the final JSON document), the `--json` summary agreeing with
@@ -12,7 +13,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { expect, test } from 'vitest';
 import type { Journal } from '../../src/journal/types.js';
 import { parseJournal } from '../../src/journal/read.js';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
@@ -20,7 +21,6 @@ import {
   actionsOf,
   liveFaults,
   pollFor,
-  setCanary,
   startRun,
   tempDir,
   writePlan,
@@ -35,7 +35,7 @@ const REACH_FAULT_MS = 60_000;
 const SETTLE_MS = 20_000;
 
 export interface BrokenWorld {
-  /** The sandbox of this file (set once `beforeAll` has run). */
+  /** The sandbox of this case. */
   readonly sandbox: RunningSandbox;
   /** Adds an API fault through the admin endpoint. */
   fault(spec: Record<string, unknown>): Promise<void>;
@@ -62,37 +62,38 @@ export interface Outcome {
   faultMs: number;
 }
 
+let seq = 0;
+
 /**
- * Registers this file's sandbox (started before its cases, faults cleared after each) and returns it.
+ * `it` with a `world` fixture: a fresh sandbox (and temporary folder) for the case, stopped after it.
  * `runTimeoutMs` bounds one run: past it the child is SIGKILLed and the case fails.
  */
-export function brokenWorld(prefix: string, runTimeoutMs: number): BrokenWorld {
-  let sandbox: RunningSandbox | undefined;
-  let dir = '';
-  let seq = 0;
-
-  beforeAll(async () => {
-    // FIS runs no action under PT1M (the sandbox enforces it): the plans name real durations and this
-    // sandbox runs them at 4× speed, so PT1M20S is 20 s of fault.
-    sandbox = await startSandboxProcess({ config: { fis: { durationScale: 0.25 } } });
-    dir = tempDir(`chaos-gate-${prefix}-`);
-  }, 60_000);
-
-  afterEach(async () => {
-    await world.sandbox.admin.send('DELETE', '/faults');
-    await setCanary(world.sandbox.admin, { fallback: true });
-  });
-
-  afterAll(async () => {
-    await sandbox?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  const world: BrokenWorld = {
-    get sandbox(): RunningSandbox {
-      if (!sandbox) throw new Error('the sandbox is not started yet (brokenWorld registers beforeAll)');
-      return sandbox;
+export function brokenTest(prefix: string, runTimeoutMs: number) {
+  return test.extend<{ world: BrokenWorld }>({
+    // eslint-disable-next-line no-empty-pattern -- vitest reads the fixture's dependencies from this pattern
+    world: async ({}, use) => {
+      // FIS runs no action under PT1M (the sandbox enforces it): the plans name real durations and this
+      // sandbox runs them at 4× speed, so PT1M20S is 20 s of fault.
+      const sandbox = await startSandboxProcess({ config: { fis: { durationScale: 0.25 } } });
+      const dir = tempDir(`chaos-gate-${prefix}-`);
+      try {
+        await use(brokenWorld(sandbox, dir, prefix, runTimeoutMs));
+      } finally {
+        await sandbox.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
+  });
+}
+
+function brokenWorld(
+  sandbox: RunningSandbox,
+  dir: string,
+  prefix: string,
+  runTimeoutMs: number,
+): BrokenWorld {
+  const world: BrokenWorld = {
+    sandbox,
     async fault(spec) {
       await world.sandbox.admin.send('POST', '/faults', spec);
     },

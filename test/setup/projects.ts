@@ -16,7 +16,7 @@ import path from 'node:path';
 
 /** What a test file calls when it starts a process or a sandbox (test/helpers and node:child_process). */
 export const STARTS_PROCESSES =
-  /\b(startSandbox\w*|startE2E|useLifecycleSandbox|brokenWorld|startPrometheus\w*|chromium\w*|moto\w*|runCli|cliArgs|nodeArgs|bundledEntry|spawn\w*|execFile\w*|exec|fork)\b/i;
+  /\b(startSandbox\w*|startE2E|useLifecycleSandbox|brokenTest|startPrometheus\w*|chromium\w*|moto\w*|runCli|cliArgs|nodeArgs|bundledEntry|spawn\w*|execFile\w*|exec|fork)\b/i;
 
 /** Test files under `dir` (relative to `root`, `/`-separated), recursively. */
 function testFiles(root: string, dir: string): string[] {
