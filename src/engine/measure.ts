@@ -29,6 +29,8 @@ export const REQUESTS_QUERY = '__requests';
 export const MAX_WINDOW_INTERVALS = 1.5;
 /** A read always gets at least this long, however close the tick's end (a very short interval). */
 const MIN_READ_MS = 200;
+/** Scrapes tried before the steady state until one opens every window (see `Measurer.prime`). */
+export const PRIME_ATTEMPTS = 3;
 
 export interface MeasurerDeps {
   plan: Plan;
@@ -57,7 +59,11 @@ export class Measurer {
   /**
    * A scrape SLI is the difference between two scrapes, so the first scrape of a URL only opens a window.
    * Scrape every URL the run reads once before the steady state (readings discarded), so the first
-   * measurement already covers a full interval instead of reporting no-data.
+   * measurement already covers a full interval instead of reporting no-data. A scrape that fails or is
+   * late (a target or runner too busy to answer within the interval) opens no window, and the first
+   * steady-state reading would then be no-data — a `not-run` for the tool's own warm-up, not for the
+   * system's state. So a failed priming is tried again, up to {@link PRIME_ATTEMPTS} times; past that
+   * the steady state reads what there is and judges it.
    */
   async prime(deadlineMs: number): Promise<void> {
     const source = this.d.sources.scrape;
@@ -67,14 +73,17 @@ export class Measurer {
       .map((s, i) => ({ name: `__prime${i}`, spec: specOf(s) }))
       .filter((q) => sourceKindOf(q.spec) === 'scrape');
     if (queries.length === 0) return;
-    const at = this.d.clock.now();
-    await within(
-      this.d.clock,
-      deadlineMs,
-      'priming the scrape source',
-      (signal) => source.read(queries, at, this.intervalMs, signal),
-      this.d.signal,
-    ).catch(() => undefined);
+    for (let attempt = 1; attempt <= PRIME_ATTEMPTS && !this.d.signal?.aborted; attempt++) {
+      const at = this.d.clock.now();
+      const readings = await within(
+        this.d.clock,
+        deadlineMs,
+        'priming the scrape source',
+        (signal) => source.read(queries, at, this.intervalMs, signal),
+        this.d.signal,
+      ).catch(() => undefined);
+      if (readings?.every((r) => r.status !== 'error')) return;
+    }
   }
 
   /**

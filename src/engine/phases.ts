@@ -30,11 +30,12 @@ export async function measureSteadyState(run: RunShared, measurer: Measurer): Pr
   const interval = run.plan.hypothesis.interval;
   const duration = run.plan.hypothesis.steadyState.duration;
   const ticks = Math.max(1, Math.ceil(duration / interval));
-  const start = run.clock.now();
   await measurer.prime(interval);
+  // After priming, which is retried when a scrape fails: the first window starts at the last scrape.
+  const start = run.clock.now();
   const readiness = new ReadinessPoll(run.clock, run.deps.injector, Math.min(interval, 1000));
   readiness.start();
-  // The first window is the first interval of the steady state, priming included.
+  // The first window is the first interval of the steady state, from the last priming scrape.
   let prev = start;
   let waitingNoted: string | undefined;
   try {
