@@ -305,12 +305,17 @@ describe.skipIf(prometheusSkipReason !== undefined)(
     });
 
     it('runs the queries of one tick concurrently', async () => {
+      // Each query is held until all three are in flight (or 2 s have passed): concurrent queries all
+      // arrive, however busy the machine; queries sent one after another never overlap.
       let inFlight = 0;
       let peak = 0;
+      let release: () => void = () => undefined;
+      const allIn = new Promise<void>((r) => (release = r));
       const g = await gateway(async () => {
         inFlight++;
         peak = Math.max(peak, inFlight);
-        await new Promise((r) => setTimeout(r, 150));
+        if (inFlight === 3) release();
+        await Promise.race([allIn, new Promise((r) => setTimeout(r, 2000))]);
         inFlight--;
         return 'forward';
       });
