@@ -168,7 +168,7 @@ export interface RunChild {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts `chaos-gate run <plan> --json` from source, exactly as a user runs it. */
+/** Starts `chaos-gate run <plan> --json` as a user runs it: the built bundle when there is one (test/helpers/cli.ts). */
 export function startRun(
   planPath: string,
   urls: SandboxUrls,
