@@ -3,6 +3,8 @@ import LongestFirst from './test/setup/sequencer.js';
 
 export default defineConfig({
   test: {
+    // Only the suite: `.tmp/` holds mutation-run sandboxes with copies of the tests.
+    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
