@@ -159,7 +159,8 @@ export async function stopAndVerify(
       const left = deadline - clock.now();
       if (left <= 0) break;
       wake = new AbortController();
-      const untilEscalation = !c.lease?.tripped ? escalateAt - clock.now() : Infinity;
+      // Without a lease there is nothing to escalate to: the backoff alone sets the pace.
+      const untilEscalation = c.lease && !c.lease.tripped ? escalateAt - clock.now() : Infinity;
       await clock.sleep(Math.max(1, Math.min(delay, left, untilEscalation)), wake.signal);
       if (terminalSeen) break;
       delay = Math.min(delay * 2, STOP_POLL_MAX_MS);

@@ -5,28 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock/clock.js';
-import type { Injector, Lease } from '../../src/injector/injector.js';
+import type { Lease } from '../../src/injector/injector.js';
 import { LeaseKeeper } from '../../src/engine/lease.js';
 import type { MetricSource, Query, Reading } from '../../src/metrics/source.js';
 import type { SimWorld } from '../../src/sim/world.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
-import { planWith, simulate } from '../sim/helpers.js';
+import { injectorWith, planWith, simulate } from '../sim/helpers.js';
 import { scriptedSource } from '../sim/scripted.js';
 
 const held = (): Scenario => loadScenario('fixtures/scenarios/held.yaml');
-
-/** The world's injector with some methods replaced (the rest delegate). */
-function injectorWith(world: SimWorld, patch: Partial<Injector>): Injector {
-  const inner = world.injector;
-  return {
-    provision: (p, c) => inner.provision(p, c),
-    resolveTargets: (p, t) => inner.resolveTargets(p, t),
-    start: (p, t, c) => inner.start(p, t, c),
-    state: (id) => inner.state(id),
-    stop: (id, r) => inner.stop(id, r),
-    ...patch,
-  };
-}
 
 /** A call that takes `ms` of virtual time and then delegates (or never ends when ms is Infinity). */
 function slow<T>(

@@ -6,6 +6,7 @@ import { Plan, type PlanInput } from '../../src/plan/schema.js';
 import { runGate, type RunDeps, type RunResult } from '../../src/engine/run.js';
 import { MemoryJournalWriter } from '../../src/journal/writer.js';
 import { SimWorld } from '../../src/sim/world.js';
+import type { Injector } from '../../src/injector/injector.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { withAbortFile } from '../../src/compose/abort-file.js';
 
@@ -54,4 +55,17 @@ export async function simulate(
   });
   world.close();
   return { result, world, journal, clock };
+}
+
+/** The world's injector with some methods replaced (the rest delegate). */
+export function injectorWith(world: SimWorld, patch: Partial<Injector>): Injector {
+  const inner = world.injector;
+  return {
+    provision: (p, c) => inner.provision(p, c),
+    resolveTargets: (p, t) => inner.resolveTargets(p, t),
+    start: (p, t, c) => inner.start(p, t, c),
+    state: (id) => inner.state(id),
+    stop: (id, r) => inner.stop(id, r),
+    ...patch,
+  };
 }
