@@ -104,7 +104,7 @@ export class LoadGenerator {
     return { ...this.settings };
   }
 
-  /** Changes rate, concurrency or enabled; throws with the bound when out of range. */
+  /** Changes transport, rate, concurrency or enabled; throws with the bound when out of range. */
   configure(change: Partial<LoadSettings>): LoadSettings {
     const next = { ...this.settings, ...change };
     const problem = this.check(next);
