@@ -104,6 +104,16 @@ function world(options: {
 
 const verifiedEvent = (events: Event[]) => events.find((e) => e.type === 'stop-verified');
 
+/** The reasons the lease of `w` is tripped with, in order (the trips still happen). */
+function recordTrips(w: { lease: LeaseKeeper | undefined }): string[] {
+  const tripped: string[] = [];
+  const original = w.lease!.trip.bind(w.lease);
+  w.lease!.trip = (reason, until) => {
+    tripped.push(reason);
+    return original(reason, until);
+  };
+  return tripped;
+}
 describe('which path ended the fault', () => {
   it('credits StopExperiment when it was accepted and FIS then reports stopped', async () => {
     const w = world({ state: (n) => (n < 2 ? 'stopping' : 'stopped') });
@@ -197,12 +207,7 @@ describe('when the lease is tripped', () => {
 
   it('says why, with the last state it saw, when StopExperiment was accepted but no stop was seen', async () => {
     const w = world({ lease: 'tripping', state: () => 'running', budgetMs: 20_000 });
-    const tripped: string[] = [];
-    const original = w.lease!.trip.bind(w.lease);
-    w.lease!.trip = (reason, until) => {
-      tripped.push(reason);
-      return original(reason, until);
-    };
+    const tripped = recordTrips(w);
     await w.run();
     expect(tripped).toEqual(['StopExperiment accepted but no stop seen within 10.0 s (last state running)']);
   });
@@ -266,12 +271,7 @@ describe('asking StopExperiment', () => {
 
   it('says why the lease was tripped when StopExperiment was never accepted', async () => {
     const w = world({ stop: () => 'fail', lease: 'tripping', state: () => 'running', budgetMs: 20_000 });
-    const tripped: string[] = [];
-    const original = w.lease!.trip.bind(w.lease);
-    w.lease!.trip = (reason, until) => {
-      tripped.push(reason);
-      return original(reason, until);
-    };
+    const tripped = recordTrips(w);
     await w.run();
     expect(tripped).toEqual(['StopExperiment not accepted within 10.0 s: ThrottlingException']);
   });
@@ -280,12 +280,7 @@ describe('asking StopExperiment', () => {
 describe('a StopExperiment with no answer yet', () => {
   it('is reported as "no answer", and trips the lease at half a short budget', async () => {
     const w = world({ stop: () => 'hang', lease: 'tripping', state: () => 'running', budgetMs: 6_000 });
-    const tripped: string[] = [];
-    const original = w.lease!.trip.bind(w.lease);
-    w.lease!.trip = (reason, until) => {
-      tripped.push(reason);
-      return original(reason, until);
-    };
+    const tripped = recordTrips(w);
     await w.run();
     expect(w.events[0]?.message).toBe(
       'stop request not accepted (no answer); verifying the state and asking again',
