@@ -1,85 +1,18 @@
 /**
  * `chaos-gate demo` end to end, as a user runs it: a child process that starts its own sandbox (and a
  * real Prometheus when one is installed), runs both demo plans through the action's code path, and
- * cleans up after itself.
+ * cleans up after itself. Ctrl-C and `--simulated` have their own files beside this one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoRecord, FaultRecord } from '../../src/cli/demo/sandbox-demo.js';
 import type { Journal } from '../../src/journal/types.js';
 import { abortLatencyMs } from '../../src/action/outputs.js';
-import { cliArgs } from '../helpers/cli.js';
+import { DEMO_TIMEOUT_MS, alive, demoChildren, type Finished } from './child.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-/** The demo's own target is under 90 s; the bound leaves room for a loaded CI machine. */
-const DEMO_TIMEOUT_MS = 110_000;
-/** The simulated demo runs in ~6 s of wall time plus start-up. */
-const SIMULATED_TIMEOUT_MS = 40_000;
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const children = new Set<ChildProcess>();
-/** PIDs the demo printed (sandbox, Prometheus), ended in teardown should the demo have failed to. */
-const printedPids = new Set<number>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Runs the CLI as a child process, bounded; kills it by PID when the bound passes. */
-function cli(
-  args: string[],
-  timeoutMs: number,
-  onStdout?: (stdout: string, child: ChildProcess) => void,
-): Promise<Finished> {
-  const child = spawn(process.execPath, cliArgs(args), {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CI: '' },
-  });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    stdout += c.toString();
-    for (const m of stdout.matchAll(/\bpid (\d+)/g)) printedPids.add(Number(m[1]));
-    onStdout?.(stdout, child);
-  });
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((done) => {
-    const timer = setTimeout(() => {
-      // SIGINT first: the demo stops its fault and its children, as on Ctrl-C.
-      if (child.pid !== undefined) process.kill(child.pid, 'SIGINT');
-      setTimeout(
-        () => child.exitCode === null && child.pid !== undefined && process.kill(child.pid, 'SIGKILL'),
-        10_000,
-      );
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
-afterAll(() => {
-  for (const child of children)
-    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-  for (const pid of printedPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
-});
+const cli = demoChildren();
 
 describe('chaos-gate demo (sandbox, through the action)', () => {
   const outDir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-test-'));
@@ -175,69 +108,4 @@ describe('chaos-gate demo (sandbox, through the action)', () => {
     expect(alive(record.sandboxPid!)).toBe(false);
     if (record.metrics.kind === 'prometheus') expect(alive(record.metrics.pid)).toBe(false);
   });
-});
-
-describe('chaos-gate demo, cancelled with Ctrl-C during the fault', () => {
-  const outDir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-cancel-'));
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
-
-  it(
-    'stops and verifies the experiment, then ends the sandbox and Prometheus, and exits 1',
-    async () => {
-      let sent = false;
-      const run = await cli(['demo', '--out-dir', outDir], DEMO_TIMEOUT_MS, (stdout, child) => {
-        if (!sent && /\+\d+\.\ds\s+fault\s/.test(stdout) && child.pid !== undefined) {
-          sent = true;
-          process.kill(child.pid, 'SIGINT');
-        }
-      });
-      expect(sent).toBe(true);
-      expect(run.code).toBe(1);
-      const record = JSON.parse(readFileSync(join(outDir, 'demo.json'), 'utf8')) as DemoRecord;
-      expect(record.ok).toBe(false);
-      expect(record.plans).toHaveLength(1);
-      const journal = JSON.parse(readFileSync(record.plans[0]!.files.journal, 'utf8')) as Journal;
-      expect(journal.verdict).toBe('aborted');
-      expect(journal.reason).toMatch(/cancelled by SIGINT/);
-      expect(journal.events.find((e) => e.type === 'stop-verified')?.message).toMatch(/stopped/);
-      expect(alive(record.sandboxPid!)).toBe(false);
-      if (record.metrics.kind === 'prometheus') expect(alive(record.metrics.pid)).toBe(false);
-    },
-    DEMO_TIMEOUT_MS + 15_000,
-  );
-});
-
-describe('chaos-gate demo --simulated', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-sim-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it(
-    'still runs the plan on a simulated world: held, and aborted with --breach',
-    async () => {
-      const [held, breach] = await Promise.all([
-        cli(['demo', '--simulated', '--journal', join(dir, 'held.json')], SIMULATED_TIMEOUT_MS),
-        cli(['demo', '--simulated', '--breach', '--journal', join(dir, 'breach.json')], SIMULATED_TIMEOUT_MS),
-      ]);
-      expect(held.stdout).toContain('verdict: held (exit 0)');
-      expect(held.code).toBe(0);
-      expect(breach.stdout).toContain('verdict: aborted (exit 1)');
-      expect(breach.code).toBe(1);
-      expect((JSON.parse(readFileSync(join(dir, 'held.json'), 'utf8')) as Journal).verdict).toBe('held');
-    },
-    SIMULATED_TIMEOUT_MS + 15_000,
-  );
-
-  it(
-    'writes its journal under --out-dir, as its --help says',
-    async () => {
-      const out = join(dir, 'out-dir');
-      const run = await cli(['demo', '--simulated', '--out-dir', out], SIMULATED_TIMEOUT_MS);
-      expect(run.stderr).not.toContain('unknown option');
-      const journalPath = join(out, 'redis-partition.journal.json');
-      expect(run.stdout).toContain(`journal: ${journalPath}`);
-      const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as Journal;
-      expect(run.stdout).toContain(`verdict: ${journal.verdict} (exit ${run.code})`);
-    },
-    SIMULATED_TIMEOUT_MS + 15_000,
-  );
 });

@@ -89,8 +89,8 @@ export interface E2E {
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv): CliChild;
   /** Runs the action's main (`action`) or post (`post`) step the same way, with the same environment. */
   node(entry: Exclude<Entry, 'cli'>, extraEnv?: NodeJS.ProcessEnv): CliChild;
-  /** Runs a plan to the end: `chaos-gate run <plan> --journal <tmp> --json [...args]`. */
-  run(plan: string, args?: string[]): Promise<PlanRun>;
+  /** Runs a plan to the end: `chaos-gate run <plan> --journal <tmp> --json [...args]`, env added to the child's. */
+  run(plan: string, args?: string[], extraEnv?: NodeJS.ProcessEnv): Promise<PlanRun>;
   requests(filter?: { service?: string; operation?: string; since?: number }): Promise<LoggedRequest[]>;
   actions(experimentId?: string): Promise<ActionRun[]>;
   liveExperiments(): Promise<Experiment[]>;
@@ -247,14 +247,13 @@ export async function startE2E(config: Record<string, unknown> = {}): Promise<E2
     dir,
     cli: (args, extraEnv) => spawnNode('cli', args, { ...env, ...extraEnv }),
     node: (entry, extraEnv) => spawnNode(entry, [], { ...env, ...extraEnv }),
-    async run(plan, args = []) {
+    async run(plan, args = [], extraEnv = {}) {
       const journalPath = path.join(dir, `run-${++runs}.journal.json`);
       const planPath = path.isAbsolute(plan) ? plan : path.join(PLANS, plan);
-      const result = await spawnNode(
-        'cli',
-        ['run', planPath, '--journal', journalPath, '--json', ...args],
-        env,
-      ).done;
+      const result = await spawnNode('cli', ['run', planPath, '--journal', journalPath, '--json', ...args], {
+        ...env,
+        ...extraEnv,
+      }).done;
       const last = result.stdout.trim().split('\n').at(-1) ?? '';
       let json: RunJson;
       try {

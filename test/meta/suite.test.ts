@@ -5,9 +5,11 @@
  * code name the canary's address one way.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { skipOrFailUnderCi, underCi } from '../helpers/ci.js';
+import { committedDurations, guessMs } from '../setup/sequencer.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -102,5 +104,23 @@ describe('one name for the canary address', () => {
     for (const dir of ['fixtures/plans', 'fixtures/analysis', 'docs', 'src', 'bench']) walk(dir);
     if (readFileSync(join(ROOT, 'README.md'), 'utf8').includes('SANDBOX_CANARY_URL')) hits.push('README.md');
     expect(hits).toEqual([]);
+  });
+});
+
+describe('the committed test durations (test/setup/durations.json)', () => {
+  it('name only test files that exist, each with a duration in milliseconds', () => {
+    const durations = committedDurations(ROOT);
+    expect(Object.keys(durations).length).toBeGreaterThan(100);
+    for (const [file, ms] of Object.entries(durations)) {
+      expect(existsSync(join(ROOT, file)), `${file} is gone: run npm run test:durations`).toBe(true);
+      expect(file).toMatch(/^test\/.*\.test\.ts$/);
+      expect(Number.isInteger(ms) && ms >= 0, `${file}: ${ms}`).toBe(true);
+    }
+  });
+
+  it('rank a file they do not know by what it starts: a sandbox run to its end, then end to end, then the rest', () => {
+    expect(guessMs('test/lifecycle/new.test.ts')).toBeGreaterThan(guessMs('test/e2e/new.test.ts'));
+    expect(guessMs('test/e2e/new.test.ts')).toBeGreaterThan(guessMs('test/plan/new.test.ts'));
+    expect(guessMs('test/plan/new.test.ts')).toBe(0);
   });
 });
