@@ -43,6 +43,7 @@ describe('the chaos ledger', () => {
   it('journals nothing when the ledger has no figures, and a ledger error without failing the run', async () => {
     const none = await simulate(held(), { deps: () => ({ settle: async () => undefined }) });
     expect(events(none.result.journal.events, 'budget')).toEqual([]);
+    expect(events(none.result.journal.events, 'error')).toEqual([]);
 
     const broken = await simulate(held(), {
       deps: () => ({ settle: () => Promise.reject(new Error('ledger table missing')) }),
