@@ -129,4 +129,70 @@ describe('the ceilings written for the template', () => {
   it('a PERCENT(n) target writes maxPercent n', () => {
     expect(radius({ primary: target('PERCENT(25)') })).toMatchObject({ maxTargets: 1, maxPercent: 25 });
   });
+
+  it('a PERCENT(n) target writes the largest n, and COUNT targets alone write no maxPercent', () => {
+    expect(radius({ primary: target('PERCENT(40)'), other: target('PERCENT(25)') })).toMatchObject({
+      maxPercent: 40,
+    });
+    expect(radius({ primary: target('COUNT(2)') })).not.toHaveProperty('maxPercent');
+  });
+});
+
+describe('the durations written for the template', () => {
+  const HOSTS = {
+    hosts: { resourceType: 'aws:ec2:instance', resourceTags: { Tier: 'cache' }, selectionMode: 'COUNT(1)' },
+  };
+  const radius = (actions: TemplateInput['actions']) =>
+    (
+      parseYaml(planFromTemplate(template({ actions, targets: HOSTS }), { label: 't.json' }).text) as {
+        blastRadius: { maxActionDuration: string; maxRunDuration: string };
+      }
+    ).blastRadius;
+  const wait = (duration: string) => ({ actionId: 'aws:fis:wait', parameters: { duration } });
+  /** An action whose only duration is optional and not called `duration`. */
+  const stop = (parameters?: Record<string, string>) => ({
+    actionId: 'aws:ec2:stop-instances',
+    ...(parameters ? { parameters } : {}),
+    targets: { Instances: 'hosts' },
+  });
+
+  it('maxActionDuration is the longest duration parameter, rounded up to whole minutes', () => {
+    expect(radius({ a: wait('PT90S'), b: wait('PT1M') })).toMatchObject({ maxActionDuration: '2m' });
+    // A parameter named like a duration counts, whatever its name.
+    expect(radius({ a: stop({ startInstancesAfterDuration: 'PT3M' }), b: wait('PT1M') })).toMatchObject({
+      maxActionDuration: '3m',
+    });
+  });
+
+  it('an action without a duration counts as one minute', () => {
+    expect(radius({ a: stop() })).toMatchObject({ maxActionDuration: '1m', maxRunDuration: '15m' });
+  });
+
+  it('maxRunDuration is 15 minutes, or 5 minutes + every action back to back at the longest + 2 minutes when that is more', () => {
+    // One 1-minute action: 5 + 1 + 2 = 8 minutes, under the 15-minute floor.
+    expect(radius({ a: wait('PT1M') })).toMatchObject({ maxRunDuration: '15m' });
+    // Three actions at the longest, 10 minutes: 5 + 30 + 2 = 37 minutes.
+    expect(radius({ a: wait('PT10M'), b: wait('PT2M'), c: wait('PT1M') })).toMatchObject({
+      maxActionDuration: '10m',
+      maxRunDuration: '37m',
+    });
+    // 5 + 2 × 4.5 + 2 = 16 minutes.
+    expect(radius({ a: wait('PT4M30S'), b: stop() })).toMatchObject({
+      maxActionDuration: '5m',
+      maxRunDuration: '16m',
+    });
+  });
+});
+
+describe('fields a template leaves empty', () => {
+  it('are not copied: a null description or log configuration is absent from the plan, not null', () => {
+    const fis = fisSectionOf({
+      ...template(),
+      description: null,
+      logConfiguration: null,
+    } as unknown as TemplateInput);
+    expect(fis).not.toHaveProperty('description');
+    expect(fis).not.toHaveProperty('logConfiguration');
+    expect(fis).toHaveProperty('roleArn');
+  });
 });
