@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { fisSectionOf, planFromTemplate, planIdFor, type TemplateInput } from '../../src/plan/import.js';
+import {
+  fisSectionOf,
+  ImportError,
+  planFromTemplate,
+  planIdFor,
+  readTemplateFile,
+  type TemplateInput,
+} from '../../src/plan/import.js';
 
 const OWN_LEASE = 'arn:aws:cloudwatch:us-east-1:111122223333:alarm:chaos-gate-lease-checkout';
 const OWN_KILL = 'arn:aws:cloudwatch:us-east-1:111122223333:alarm:chaos-gate-kill-switch';
@@ -194,5 +201,42 @@ describe('fields a template leaves empty', () => {
     expect(fis).not.toHaveProperty('description');
     expect(fis).not.toHaveProperty('logConfiguration');
     expect(fis).toHaveProperty('roleArn');
+  });
+});
+
+describe('what a saved template file may hold', () => {
+  const refusal = (text: string) => {
+    try {
+      readTemplateFile(text, 'saved.json');
+    } catch (e) {
+      return (e as ImportError).issues[0];
+    }
+    return undefined;
+  };
+
+  it('an object: a list, a string or null is refused, saying what to save', () => {
+    for (const text of ['[1, 2]', '"a template"', 'null']) {
+      expect(refusal(text), text).toMatchObject({
+        field: '',
+        expected: 'an FIS experiment template',
+        message:
+          'expected an object: the output of aws fis get-experiment-template or a CreateExperimentTemplate input',
+      });
+    }
+  });
+
+  it('get-experiment-template output: the template under experimentTemplate, whose fields are named with it', () => {
+    const saved = { experimentTemplate: { ...template(), id: 'EXT123' } };
+    const { template: t, fieldPrefix } = readTemplateFile(JSON.stringify(saved), 'saved.json');
+    expect(t.roleArn).toBe(template().roleArn);
+    expect(fieldPrefix).toEqual(['experimentTemplate']);
+    expect(readTemplateFile(JSON.stringify(template()), 'saved.json').fieldPrefix).toEqual([]);
+  });
+
+  it('an experimentTemplate that is not an object is refused where it is written', () => {
+    for (const value of ['"EXT123"', '[]', 'null']) {
+      const issue = refusal(`{\n  "experimentTemplate": ${value}\n}`);
+      expect(issue, value).toMatchObject({ message: 'experimentTemplate is not an object', line: 2 });
+    }
   });
 });
