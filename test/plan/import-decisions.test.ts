@@ -240,3 +240,37 @@ describe('what a saved template file may hold', () => {
     }
   });
 });
+
+describe('the plan fields taken from the template’s tags and description', () => {
+  const header = (more: Partial<TemplateInput>, source: { label: string; templateId?: string }) =>
+    parseYaml(planFromTemplate(template(more), source).text) as Record<string, string>;
+
+  it('service, environment and owner from the capitalised tags first, then the lower-case ones (owner: Team)', () => {
+    const upper = { Service: 'checkout', Environment: 'staging', Owner: 'payments' };
+    const lower = { service: 'basket', environment: 'qa', Team: 'sre' };
+    expect(header({ tags: { ...lower, ...upper } }, { label: 't.json' })).toMatchObject({
+      service: 'checkout',
+      environment: 'staging',
+      owner: 'payments',
+    });
+    expect(header({ tags: lower }, { label: 't.json' })).toMatchObject({
+      service: 'basket',
+      environment: 'qa',
+      owner: 'sre',
+    });
+  });
+
+  it('a placeholder for each the tags do not give', () => {
+    const h = header({ tags: {} }, { label: 't.json' });
+    for (const field of ['service', 'environment', 'owner']) expect(h[field], field).toMatch(/^<fill in: /);
+  });
+
+  it('the title: the description, else the template id, else the plan id', () => {
+    expect(
+      header({ description: 'Partition the cache' }, { label: 't.json', templateId: 'EXT1' }).title,
+    ).toBe('Partition the cache');
+    expect(header({}, { label: 't.json', templateId: 'EXT1' }).title).toBe('FIS template EXT1');
+    expect(header({}, { label: 't.json' }).title).toMatch(/^FIS template \S+$/);
+    expect(header({}, { label: 't.json' }).title).toBe(`FIS template ${header({}, { label: 't.json' }).id}`);
+  });
+});
