@@ -11,8 +11,12 @@ import { cliArgs } from '../helpers/cli.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 /** The demo's own target is under 90 s; the bound leaves room for a loaded CI machine. */
 export const DEMO_TIMEOUT_MS = 110_000;
-/** The simulated demo runs in ~6 s of wall time plus start-up. */
-export const SIMULATED_TIMEOUT_MS = 40_000;
+/**
+ * The simulated demo runs in ~6 s of wall time plus start-up on an idle machine; its world runs at a
+ * multiple of real time, so on a machine busy with the rest of the suite it falls behind (one clean-clone
+ * CI run saw it at +58 s of its fault after 40 s). The bound only ends a demo that hangs.
+ */
+export const SIMULATED_TIMEOUT_MS = 100_000;
 
 export interface Finished {
   code: number | null;
