@@ -2,22 +2,14 @@
  * EKS plans end to end against the sandbox through `chaos-gate run`: a pod-network-latency plan and a
  * Chaos Mesh pod kill run on the canary's pods and hold.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canaryFaults, eventOf, startE2E, type E2E } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { canaryFaults, eventOf, useE2E } from './harness.js';
 
-let e2e: E2E;
-
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 60_000);
-
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
+const e2e = useE2E();
 
 describe('EKS plans', () => {
   it('pod-network-latency on one canary pod runs end to end: the pod is slower, the bound holds', async () => {
-    const r = await e2e.run('eks-pod-network-latency.yaml');
+    const r = await e2e().run('eks-pod-network-latency.yaml');
     expect(r.json.verdict, `${r.json.reason}\n${r.stderr}`).toBe('held');
     // The resolved pod is judged by its cluster's tags (pods carry no AWS tags).
     expect(r.journal.resolvedTargets).toHaveLength(1);
@@ -26,7 +18,7 @@ describe('EKS plans', () => {
       Environment: 'staging-chaos',
       Name: 'canary-eks',
     });
-    const actions = await e2e.actions(r.json.experimentId ?? '');
+    const actions = await e2e().actions(r.json.experimentId ?? '');
     expect(actions.map((a) => [a.actionId, a.endedAs])).toEqual([
       ['aws:eks:pod-network-latency', 'completed'],
     ]);
@@ -41,11 +33,11 @@ describe('EKS plans', () => {
   }, 120_000);
 
   it('a Chaos Mesh PodChaos through inject-kubernetes-custom-resource runs end to end', async () => {
-    const r = await e2e.run('eks-chaos-mesh-pod-kill.yaml');
+    const r = await e2e().run('eks-chaos-mesh-pod-kill.yaml');
     expect(['held', 'deviated'], `${r.json.reason}\n${r.stderr}`).toContain(r.json.verdict);
-    const actions = await e2e.actions(r.json.experimentId ?? '');
+    const actions = await e2e().actions(r.json.experimentId ?? '');
     expect(actions.map((a) => a.actionId)).toEqual(['aws:eks:inject-kubernetes-custom-resource']);
     expect(eventOf(r.journal, 'inject')).toBeDefined();
-    expect(await canaryFaults(e2e)).toEqual({});
+    expect(await canaryFaults(e2e())).toEqual({});
   }, 120_000);
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FisClient, GetExperimentCommand, type Experiment } from '@aws-sdk/client-fis';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { afterAll, beforeAll } from 'vitest';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
 import type { Journal } from '../../src/journal/types.js';
 import { readJournal } from '../../src/journal/read.js';
@@ -210,6 +211,24 @@ function spawnNode(entry: Entry, args: string[], env: NodeJS.ProcessEnv): CliChi
 export const E2E_DURATION_SCALE = 0.25;
 
 /** Starts a sandbox child for one test file. */
+/**
+ * One sandbox for the calling test file: started before its tests, swept and stopped after them. Returns
+ * a getter, valid once the file's tests run.
+ */
+export function useE2E(config: Record<string, unknown> = {}): () => E2E {
+  let e2e: E2E | undefined;
+  beforeAll(async () => {
+    e2e = await startE2E(config);
+  }, 60_000);
+  afterAll(async () => {
+    await e2e?.close();
+  }, 30_000);
+  return () => {
+    if (!e2e) throw new Error('the e2e sandbox is not started: call useE2E() at the top of the file');
+    return e2e;
+  };
+}
+
 export async function startE2E(config: Record<string, unknown> = {}): Promise<E2E> {
   const timings = {
     durationScale: E2E_DURATION_SCALE,

@@ -116,8 +116,8 @@ describe('the end of the fault', () => {
     expect(ended).toHaveLength(1);
     expect(ended[0]?.message).toMatch(/^fault ended: experiment completed/);
     expect(result.journal.timings.stoppedAt).toBe(ended[0]?.at);
-    const terminalReads = world.injector.calls.filter((c) => c.method === 'state').length;
-    expect(terminalReads).toBeGreaterThan(1);
+    const stateReads = world.injector.calls.filter((c) => c.method === 'state').length;
+    expect(stateReads).toBeGreaterThan(1);
   });
 });
 
