@@ -22,6 +22,20 @@ export interface Finished {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** Wall time from spawn to exit. */
+  ms: number;
+  /** Whether the bound was reached and the child was sent SIGINT. */
+  bounded: boolean;
+}
+
+/** What a failed assertion on a demo child shows: how it ended, its last lines and its stderr. */
+export function tellRun(run: Finished): string {
+  const tail = run.stdout.trimEnd().split('\n').slice(-12).join('\n');
+  return [
+    `exit ${run.code} after ${(run.ms / 1000).toFixed(1)} s${run.bounded ? ' (SIGINT at the bound)' : ''}`,
+    `stdout, last lines:\n${tail}`,
+    `stderr:\n${run.stderr.trimEnd().split('\n').slice(-12).join('\n')}`,
+  ].join('\n');
 }
 
 export function alive(pid: number): boolean {
@@ -64,8 +78,11 @@ export function demoChildren(): (
       onStdout?.(stdout, child);
     });
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const started = Date.now();
+    let bounded = false;
     return new Promise((done) => {
       const timer = setTimeout(() => {
+        bounded = true;
         // SIGINT first: the demo stops its fault and its children, as on Ctrl-C.
         if (child.pid !== undefined) process.kill(child.pid, 'SIGINT');
         setTimeout(
@@ -76,7 +93,7 @@ export function demoChildren(): (
       child.once('exit', (code) => {
         clearTimeout(timer);
         children.delete(child);
-        done({ code, stdout, stderr });
+        done({ code, stdout, stderr, ms: Date.now() - started, bounded });
       });
     });
   };

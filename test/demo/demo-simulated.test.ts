@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/types.js';
-import { SIMULATED_TIMEOUT_MS, demoChildren } from './child.js';
+import { SIMULATED_TIMEOUT_MS, demoChildren, tellRun } from './child.js';
 
 const cli = demoChildren();
 
@@ -15,17 +15,22 @@ describe('chaos-gate demo --simulated', () => {
   it(
     'still runs the plan on a simulated world: held, and aborted with --breach',
     async () => {
-      const [held, breach] = await Promise.all([
-        cli(['demo', '--simulated', '--journal', join(dir, 'held.json')], SIMULATED_TIMEOUT_MS),
-        cli(['demo', '--simulated', '--breach', '--journal', join(dir, 'breach.json')], SIMULATED_TIMEOUT_MS),
-      ]);
-      expect(held.stdout).toContain('verdict: held (exit 0)');
-      expect(held.code).toBe(0);
-      expect(breach.stdout).toContain('verdict: aborted (exit 1)');
-      expect(breach.code).toBe(1);
+      // One after the other: each is a few seconds, and two side by side on a busy machine slow each other.
+      const held = await cli(
+        ['demo', '--simulated', '--journal', join(dir, 'held.json')],
+        SIMULATED_TIMEOUT_MS,
+      );
+      expect(held.stdout, tellRun(held)).toContain('verdict: held (exit 0)');
+      expect(held.code, tellRun(held)).toBe(0);
+      const breach = await cli(
+        ['demo', '--simulated', '--breach', '--journal', join(dir, 'breach.json')],
+        SIMULATED_TIMEOUT_MS,
+      );
+      expect(breach.stdout, tellRun(breach)).toContain('verdict: aborted (exit 1)');
+      expect(breach.code, tellRun(breach)).toBe(1);
       expect((JSON.parse(readFileSync(join(dir, 'held.json'), 'utf8')) as Journal).verdict).toBe('held');
     },
-    SIMULATED_TIMEOUT_MS + 15_000,
+    2 * SIMULATED_TIMEOUT_MS + 15_000,
   );
 
   it(
@@ -33,9 +38,9 @@ describe('chaos-gate demo --simulated', () => {
     async () => {
       const out = join(dir, 'out-dir');
       const run = await cli(['demo', '--simulated', '--out-dir', out], SIMULATED_TIMEOUT_MS);
-      expect(run.stderr).not.toContain('unknown option');
+      expect(run.stderr, tellRun(run)).not.toContain('unknown option');
       const journalPath = join(out, 'redis-partition.journal.json');
-      expect(run.stdout).toContain(`journal: ${journalPath}`);
+      expect(run.stdout, tellRun(run)).toContain(`journal: ${journalPath}`);
       const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as Journal;
       expect(run.stdout).toContain(`verdict: ${journal.verdict} (exit ${run.code})`);
     },
