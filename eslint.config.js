@@ -31,6 +31,7 @@ const LAYERS = {
     'security',
     'net',
     'files/document',
+    'files/issue',
     'files/validate',
     'clock',
     'plan',

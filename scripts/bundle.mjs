@@ -57,12 +57,12 @@ const zodEnglishOnly = {
 const coreWithoutOidc = {
   name: 'actions-core-without-oidc',
   setup(b) {
-    b.onResolve({ filter: /^\.\/oidc-utils\.js$/ }, (args) =>
+    b.onResolve({ filter: /^\.\/(oidc-utils|platform)\.js$/ }, (args) =>
       /[\\/]@actions[\\/]core[\\/]lib[\\/]/.test(args.importer)
-        ? { path: 'actions-core-oidc-utils', namespace: 'actions-core-without-oidc' }
+        ? { path: `actions-core-${basename(args.path, '.js')}`, namespace: 'actions-core-without-oidc' }
         : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'actions-core-without-oidc' }, () => ({
+    b.onLoad({ filter: /oidc-utils$/, namespace: 'actions-core-without-oidc' }, () => ({
       contents: [
         'export class OidcClient {',
         '  static async getIDToken() {',
@@ -70,6 +70,11 @@ const coreWithoutOidc = {
         '  }',
         '}',
       ].join('\n'),
+    }));
+    // `core.platform` (the runner's OS details, read by running `uname`/`sw_vers` through @actions/exec
+    // and @actions/io) is never used by chaos-gate: an empty namespace instead of three modules at start.
+    b.onLoad({ filter: /platform$/, namespace: 'actions-core-without-oidc' }, () => ({
+      contents: 'export {};',
     }));
   },
 };

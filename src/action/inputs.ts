@@ -2,8 +2,7 @@
  * The action's inputs, read once into a typed object. A bad input fails with the input's name, what
  * was given and the form expected; secrets are masked before anything else can print them.
  */
-import { DURATION_EXPECTED } from '../plan/schema.js';
-import { parseDuration } from '../plan/duration.js';
+import { DURATION_EXPECTED, parseDuration } from '../plan/duration.js';
 import { prometheusUrlProblem } from '../metrics/prometheus/url.js';
 import { displayUrl, secrets } from '../security/redact.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../preflight/concurrency.js';

@@ -12,8 +12,9 @@ import {
   type Measurement,
   type Verdict,
 } from '../journal/types.js';
-import { formatIssue, PlanError } from '../plan/load.js';
-import { PolicyError } from '../preflight/policy.js';
+import { formatIssue } from '../files/issue.js';
+import { PlanError } from '../plan/errors.js';
+import { PolicyError } from '../preflight/policy-error.js';
 import type { PlanReview } from '../report/comment.js';
 import type { Locate } from '../report/check-run.js';
 import type { GitHubReporter, GitHubReporterOptions, SummaryFallback } from '../report/github.js';

@@ -14,16 +14,12 @@ import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from 
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { budgetDamageSli } from '../plan/budget-damage.js';
-import { createAwsClients, type AwsClients } from '../injector/aws/clients.js';
+import type { AwsClients } from '../injector/aws/clients.js';
+import { startEarlyReads, type EarlyReads } from './early.js';
 import { FisInjector } from '../injector/fis/injector.js';
 import { CloudWatchLease } from '../injector/fis/alarms.js';
 import { recordDamage } from '../injector/fis/ledger.js';
-import {
-  alarmIncidentProbe,
-  experimentLister,
-  killSwitchProbe,
-  ledgerReader,
-} from '../injector/fis/probes.js';
+import { alarmIncidentProbe, experimentLister, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
@@ -72,6 +68,11 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
   stopVerifyTimeoutMs?: number | undefined;
+  /**
+   * The AWS clients and the kill-switch read a front door started before it loaded this module
+   * (compose/early.ts); started here, before the plan is loaded, when absent. Their Region is theirs.
+   */
+  early?: EarlyReads | undefined;
   onPlanLoaded?: ((loaded: LoadedPlan) => void | Promise<void>) | undefined;
   onTick?: ((m: Measurement) => void) | undefined;
   onEvent?: ((e: JournalEvent) => void) | undefined;
@@ -133,6 +134,8 @@ export function registerPlanSecrets(plan: Plan, planEnv: PlanEnv): void {
 export async function executeRun(o: RunOptions): Promise<RunResult> {
   const clock = o.clock ?? systemClock;
   const log = o.log ?? (() => undefined);
+  // The kill-switch read goes out before the plan is parsed (compose/early.ts).
+  const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock });
   const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
   const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
   const plan = loaded.plan;
@@ -141,7 +144,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   // variables (their secret values registered with the redactor) and the Prometheus options.
   const planEnv = resolvePlanEnv(plan, o.env);
   registerPlanSecrets(plan, planEnv);
-  const clients = createAwsClients({ region: o.awsRegion, env: o.env });
+  const clients = await early.clients();
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   const fromInputs = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
@@ -167,7 +170,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     ),
     policy,
     incidents: incidentProbe(plan, sources, clients),
-    killSwitch: killSwitchProbe(clients),
+    killSwitch: early.killSwitch,
     budget: plan.budget
       ? { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) }
       : undefined,

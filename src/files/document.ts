@@ -21,6 +21,7 @@ import {
   type Node as YamlNode,
   type YAMLError,
 } from 'yaml';
+import { DocumentError, type DocumentIssue, type PathSegment, type Position } from './issue.js';
 
 /**
  * Alias expansions allowed while converting YAML to data: the `yaml` library's own default (100),
@@ -28,54 +29,8 @@ import {
  */
 export const MAX_YAML_ALIASES = 100;
 
-/** One step of a field path: a mapping key or a list index. */
-export type PathSegment = string | number;
-
-/** A position in a file's text, 1-based. */
-export interface Position {
-  line: number;
-  column: number;
-}
-
-/** One problem with a file, located in it. Lines and columns are 1-based. */
-export interface DocumentIssue {
-  file: string;
-  line: number;
-  column: number;
-  /** Field path such as `hypothesis.slis[1].max`; empty for problems with the file as a whole. */
-  field: string;
-  /** The offending value as read (undefined when the field is missing). */
-  value?: unknown;
-  /** What would have been accepted, e.g. `a duration such as 500ms, 5s, 2m, 1h or 30d`. */
-  expected: string;
-  /** One sentence naming the value and the expectation. */
-  message: string;
-}
-
-/** `file:line:col: field: message`, the one-line form of an issue used by the CLI, logs and gates. */
-export function formatIssue(issue: DocumentIssue): string {
-  const field = issue.field === '' ? '' : `${issue.field}: `;
-  return `${issue.file}:${issue.line}:${issue.column}: ${field}${issue.message}`;
-}
-
-/**
- * A file that cannot be used: `<file>: invalid <noun> (N issues)` and then one {@link formatIssue} line
- * per issue. Each kind of file has its subclass (`PlanError`, `PolicyError`, …) so callers can tell them apart.
- */
-export class DocumentError extends Error {
-  override name = 'DocumentError';
-  constructor(
-    readonly file: string,
-    readonly issues: DocumentIssue[],
-    /** What the file should have been, for the heading: `plan`, `policy`, `scenario`, … */
-    noun = 'document',
-  ) {
-    super(
-      `${file}: invalid ${noun} (${issues.length} ${issues.length === 1 ? 'issue' : 'issues'})\n` +
-        issues.map(formatIssue).join('\n'),
-    );
-  }
-}
+export { DocumentError, formatIssue } from './issue.js';
+export type { DocumentIssue, PathSegment, Position } from './issue.js';
 
 /** How a document is parsed and how its problems are named. */
 export interface DocumentOptions {

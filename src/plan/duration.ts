@@ -1,6 +1,9 @@
 /** Durations in plans are strings such as `500ms`, `5s`, `2m`, `1h`, `30d`; internally milliseconds. */
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** What a duration field accepts, phrased for error messages. */
+export const DURATION_EXPECTED = 'a duration such as 500ms, 5s, 2m, 1h or 30d';
+
 export const DURATION_PATTERN = '^\\s*(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)\\s*$';
 const DURATION_RE = new RegExp(DURATION_PATTERN);
 

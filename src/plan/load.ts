@@ -5,9 +5,7 @@
  * what was expected, so a user can fix the plan without reading zod's internals.
  */
 import {
-  DocumentError,
   parseYamlDocument,
-  type DocumentIssue,
   type DocumentOptions,
   type ParsedDocument,
   type PathSegment,
@@ -16,9 +14,11 @@ import {
 import { loadYamlDocument } from '../files/load.js';
 import { validateDocument } from '../files/validate.js';
 import { planDigest } from './digest.js';
+import { PlanError } from './errors.js';
 import { Duration, DURATION_EXPECTED, Plan } from './schema.js';
 
 export { formatIssue, formatPath, locateField, parsePath } from '../files/document.js';
+export { PlanError, type PlanIssue } from './errors.js';
 export type { PathSegment, Position } from '../files/document.js';
 
 /**
@@ -26,17 +26,6 @@ export type { PathSegment, Position } from '../files/document.js';
  * maximum, SEMANTICS §3.8) is under 32 KiB; 256 KiB leaves ample room while bounding parse memory.
  */
 export const MAX_PLAN_BYTES = 256 * 1024;
-
-/** One problem with a plan file, located in the file (the one loader's issue). */
-export type PlanIssue = DocumentIssue;
-
-/** Thrown by `loadPlan`/`parsePlan` when the file cannot be read or is not a valid plan. */
-export class PlanError extends DocumentError {
-  override name = 'PlanError';
-  constructor(file: string, issues: PlanIssue[]) {
-    super(file, issues, 'plan');
-  }
-}
 
 /** A plan that parsed and validated, with what reporters need to point back into its text. */
 export interface LoadedPlan {

@@ -4,11 +4,10 @@
  * `schema/plan.schema.json` is generated from this file (`npm run schema`).
  */
 import { z } from 'zod';
-import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { DURATION_EXPECTED, DURATION_PATTERN, parseDuration } from './duration.js';
 import { Fis } from './fis.js';
 
-/** What a duration field accepts, phrased for error messages. */
-export const DURATION_EXPECTED = 'a duration such as 500ms, 5s, 2m, 1h or 30d';
+export { DURATION_EXPECTED } from './duration.js';
 
 /** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
 export const Duration = z

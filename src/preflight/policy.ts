@@ -5,18 +5,15 @@
  */
 import { z } from 'zod';
 import type { Gate } from '../engine/gates.js';
-import {
-  DocumentError,
-  parseYamlDocument,
-  type DocumentIssue,
-  type DocumentOptions,
-  type ParsedDocument,
-} from '../files/document.js';
+import { parseYamlDocument, type DocumentOptions, type ParsedDocument } from '../files/document.js';
 import { validateDocument } from '../files/validate.js';
 import { formatDuration } from '../plan/duration.js';
 import { maxActionDurationMs, planRunDurationMs } from '../plan/refusals.js';
 import { Duration, DURATION_EXPECTED, stopConditionAlarms, type Plan } from '../plan/schema.js';
 import type { BlastLimits } from './blast-radius.js';
+import { PolicyError } from './policy-error.js';
+
+export { PolicyError } from './policy-error.js';
 
 /** Largest policy file accepted: a policy is a page of limits; 64 KiB bounds parse memory with room to spare. */
 export const MAX_POLICY_BYTES = 64 * 1024;
@@ -56,14 +53,6 @@ export interface LoadedPolicy {
   file: string;
   /** 1-based line of a field (`ceilings.maxTargets`), when written in the file. */
   line(field: string): number | undefined;
-}
-
-/** Thrown when a policy file cannot be read or is not valid; every issue names file:line:col and field. */
-export class PolicyError extends DocumentError {
-  override name = 'PolicyError';
-  constructor(file: string, issues: DocumentIssue[]) {
-    super(file, issues, 'policy');
-  }
 }
 
 /** How the one loader reads a policy file named `file` (the front door reads it; see compose/). */

@@ -41,6 +41,9 @@ describe.sequential('the bundled action refused, under the runner lifecycle (san
 
     const sent = await awsRequests(c.since);
     expect(sent.filter((r) => MUTATING.test(r.operation ?? ''))).toEqual([]);
+    // The kill switch is read before the plan is even loaded (src/compose/early.ts): a read, first.
+    expect(sent[0]).toMatchObject({ service: 'cloudwatch', operation: 'DescribeAlarms' });
+    expect(JSON.stringify(sent[0]?.body)).toContain('chaos-gate-kill-switch');
     expect(c.job.savedState()['experiment-id']).toBeUndefined();
 
     const runs = await checkRunsOf(c);

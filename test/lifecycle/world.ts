@@ -78,6 +78,8 @@ interface AwsRequest {
   method: string;
   path: string;
   status: number;
+  /** The request's parameters as the stand-in logged them. */
+  body?: unknown;
 }
 
 export async function awsRequests(since: number): Promise<AwsRequest[]> {

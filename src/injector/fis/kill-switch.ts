@@ -17,8 +17,10 @@ import {
   type CloudWatchClient,
 } from '@aws-sdk/client-cloudwatch';
 import { ensureKillSwitchAlarm, KILL_SWITCH_ALARM } from './alarms.js';
+
+export { killSwitchStatus } from './kill-switch-state.js';
 import { getSafetyLever, updateSafetyLever, type LeverResult } from './safety-lever.js';
-import { TAG_PLAN } from './template.js';
+import { TAG_PLAN } from './tags.js';
 import { errorMessage } from '../../errors/message.js';
 
 /** Experiments that may still inject: `stopping` included, since its actions are not all stopped yet. */
@@ -142,25 +144,4 @@ export async function releaseKillSwitch(
   }
   const alarm = await cw.send(new DescribeAlarmsCommand({ AlarmNames: [KILL_SWITCH_ALARM] }));
   return { alarm: alarm.MetricAlarms?.[0]?.StateValue ?? 'missing', lever };
-}
-
-/** Whether the kill switch is engaged: the alarm in ALARM, or the FIS safety lever engaged. */
-export async function killSwitchStatus(clients: {
-  fis: FisClient;
-  cloudwatch: CloudWatchClient;
-  region: string;
-}): Promise<{ engaged: boolean; reason?: string }> {
-  const alarm = await clients.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNames: [KILL_SWITCH_ALARM] }));
-  const a = alarm.MetricAlarms?.[0];
-  if (a?.StateValue === 'ALARM') {
-    return {
-      engaged: true,
-      reason: `kill-switch alarm ${KILL_SWITCH_ALARM} is ALARM (${a.StateReason ?? 'no reason'})`,
-    };
-  }
-  const lever = await getSafetyLever(clients.fis, clients.region);
-  if (lever.available && lever.state !== 'disengaged') {
-    return { engaged: true, reason: `FIS safety lever is ${lever.state} (${lever.reason ?? 'no reason'})` };
-  }
-  return { engaged: false };
 }

@@ -9,13 +9,13 @@ import {
   type FisClient,
 } from '@aws-sdk/client-fis';
 import { DescribeAlarmsCommand, type CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { KillSwitchProbe, RunningExperiment } from '../ports.js';
+import { asSetupError, classified } from '../aws/setup-error.js';
 import { SetupError } from '../../errors/setup.js';
-import type { RunningExperiment } from '../ports.js';
-import { describeAwsError, setupErrorOf } from '../aws/errors.js';
-import { killSwitchStatus } from './kill-switch.js';
+import { killSwitchStatus } from './kill-switch-state.js';
 import { ledgerSpent } from './ledger.js';
 import { alarmNameFromArn } from './alarms.js';
-import { TAG_ATTEMPT, TAG_PLAN, TAG_RUN } from './template.js';
+import { TAG_ATTEMPT, TAG_PLAN, TAG_RUN } from './tags.js';
 import { errorMessage } from '../../errors/message.js';
 
 interface Clients {
@@ -26,37 +26,10 @@ interface Clients {
 
 const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
 
-/** What to check when the set-up is broken; the same for every probe. */
-const SETUP_HINT =
-  "check the runner's AWS credentials, its role's permissions (docs/fis.md) and the endpoint " +
-  '(AWS_ENDPOINT_URL) and Region';
+export { asSetupError } from '../aws/setup-error.js';
 
-/**
- * The probe's failure as the gates must see it: an AWS error that means the set-up is broken (no or
- * expired credentials, a missing permission, an endpoint nobody answers on: `injector/aws/errors.ts`)
- * becomes a {@link SetupError}, which the gate lets through so the run ends `failed`; a transient one
- * (throttling, 5xx, a timeout) is rethrown as it is and the gate may answer `not-run`.
- */
-export function asSetupError(error: unknown): unknown {
-  const setup = setupErrorOf(error);
-  if (!setup) return error;
-  return new SetupError(`the AWS set-up is broken (${describeAwsError(setup)}); ${SETUP_HINT}`, {
-    cause: error,
-  });
-}
-
-async function classified<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw asSetupError(error);
-  }
-}
-
-export function killSwitchProbe(clients: Clients): {
-  engaged(): Promise<{ engaged: boolean; reason?: string }>;
-} {
-  return { engaged: () => classified(() => killSwitchStatus(clients)) };
+export function killSwitchProbe(clients: Clients): KillSwitchProbe {
+  return { engaged: (signal) => classified(() => killSwitchStatus(clients, signal)) };
 }
 
 /**

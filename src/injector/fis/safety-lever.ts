@@ -12,7 +12,7 @@ import type { FisClient } from '@aws-sdk/client-fis';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { HttpRequest } from '@smithy/protocol-http';
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { fisEndpoint } from '../aws/clients.js';
+import { fisEndpoint } from '../aws/config.js';
 import { DEADLINES, withDeadline } from '../../net/deadline.js';
 import { errorMessage } from '../../errors/message.js';
 

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../plan/schema.js';
 import { ALARM_SOURCE, emptyTargetMode } from '../../plan/fis.js';
+import { CHAOS_GATE_TAG_PREFIX } from './tags.js';
 
 /** FIS allows at most 5 stop conditions per template (FIS quotas, SEMANTICS §6). */
 export const FIS_MAX_STOP_CONDITIONS = 5;
@@ -19,16 +20,18 @@ export const FIS_MAX_DESCRIPTION = 512;
  */
 export const FIS_DEFAULT_REPORT_WINDOW = 'PT20M';
 
-/** Tags chaos-gate writes for its own bookkeeping; they are not template content. */
-export const CHAOS_GATE_TAG_PREFIX = 'chaos-gate:';
-export const TAG_PLAN = 'chaos-gate:plan';
-export const TAG_DIGEST = 'chaos-gate:digest';
-export const TAG_PLAN_DIGEST = 'chaos-gate:plan-digest';
-export const TAG_SERVICE = 'chaos-gate:service';
-export const TAG_RUN = 'chaos-gate:run';
-export const TAG_ATTEMPT = 'chaos-gate:attempt';
-export const TAG_REPO = 'chaos-gate:repo';
-export const TAG_SHA = 'chaos-gate:sha';
+/** Tags chaos-gate writes for its own bookkeeping; they are not template content (tags.ts). */
+export {
+  CHAOS_GATE_TAG_PREFIX,
+  TAG_ATTEMPT,
+  TAG_DIGEST,
+  TAG_PLAN,
+  TAG_PLAN_DIGEST,
+  TAG_REPO,
+  TAG_RUN,
+  TAG_SERVICE,
+  TAG_SHA,
+} from './tags.js';
 
 export interface StopCondition {
   source: string;

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{i as a,j as b,k as c,l as d,m as e}from"./chunk-LAA4H6UM.js";import"./chunk-5YPPLM7E.js";import"./chunk-Z5OAEX6F.js";import"./chunk-RYFXPEVS.js";import"./chunk-HSEOEIKI.js";import"./chunk-ATQ2WON6.js";import"./chunk-ALL5UWPB.js";import"./chunk-UCOMHVQX.js";import"./chunk-R6UQIGJM.js";import"./chunk-WTG26QOJ.js";import"./chunk-GRIXKKFE.js";import"./chunk-PIIMG2HQ.js";import"./chunk-HXOEG7A6.js";import"./chunk-CZG2LLAG.js";import"./chunk-BBY7NOI3.js";import"./chunk-ZZWVIFMM.js";import"./chunk-BEJXH3YA.js";import"./chunk-UD5UNOSV.js";import"./chunk-BXOVQLUO.js";import"./chunk-7G6JGMPY.js";import"./chunk-25DXEFVI.js";export{a as DEFAULT_REGION,d as awsClientConfig,e as createAwsClients,c as fisEndpoint,b as resolveRegion};
-//# sourceMappingURL=clients-XIH4DTZU.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{d as a,e as b,f as c}from"./chunk-ECJEYNG3.js";import"./chunk-W4N5LGRK.js";import"./chunk-IDF634SF.js";import"./chunk-BHUM7DTT.js";import"./chunk-WDYXHSGP.js";import"./chunk-IXNIOXIC.js";import"./chunk-LWPML6ZQ.js";import"./chunk-Y3YFF6YU.js";import"./chunk-BE2TR774.js";import"./chunk-77HAELQ6.js";import"./chunk-F5CQG3BV.js";import"./chunk-YJR2IGVK.js";import"./chunk-THX4JMUZ.js";import"./chunk-F3IEBV6A.js";import"./chunk-LKPMGJ6X.js";import"./chunk-7G6JGMPY.js";import"./chunk-PYQUZR4R.js";import"./chunk-4RLLMRF4.js";import"./chunk-TVCK7UTO.js";import"./chunk-6D3SD7QI.js";import"./chunk-25DXEFVI.js";export{a as loadPlanOrReport,b as runSimulation,c as simulate};
-//# sourceMappingURL=simulate-EWAVHW56.js.map
