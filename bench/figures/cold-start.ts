@@ -2,13 +2,16 @@
  * Action cold start to first AWS call, and bundle sizes. The action is the built bundle
  * (`node dist/action.js`) with its inputs in `INPUT_*` variables as the runner passes them and
  * `AWS_ENDPOINT_URL` at the sandbox; the figure is the spawn → the first request in the stand-in's log.
- * The child is SIGKILLed as soon as that request is seen (long before any fault could start).
+ * The child is SIGKILLed as soon as that request is seen (long before any fault could start). After each
+ * start a floor bundle (the CloudWatch client alone, sending the same first request) is timed the same
+ * way, so the figure comes with what the AWS SDK itself costs on the same machine at the same moment.
  */
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunningSandbox } from '../../test/helpers/sandbox.js';
-import { measured, notMeasured, type FigureResult } from '../lib/stats.js';
+import { measured, median, notMeasured, type FigureResult } from '../lib/stats.js';
 import { lastSeq, pollFor, requestLog, ROOT, sandboxEnv, tempDir, writePlan } from '../lib/world.js';
 
 /** SPEC §12: action cold start to first AWS call ≤ 300 ms. */
@@ -43,13 +46,14 @@ export async function benchColdStart(
       `${path.relative(ROOT, bundle)} is missing (npm run build failed or was skipped)`,
     );
   const samples: number[] = [];
+  const floorSamples: number[] = [];
   const operations: string[] = [];
   const problems: string[] = [];
   const dir = tempDir();
   try {
     const plan = writePlan(dir, { id: 'bench-cold-start', steady: '30s' });
+    const floor = await buildFloor(dir);
     for (let i = 0; i < repetitions; i++) {
-      const since = await lastSeq(sandbox.admin);
       // @actions/core appends to these files and fails when one is missing.
       const files = { state: `state-${i}`, output: `output-${i}`, summary: `summary-${i}.md` };
       for (const f of Object.values(files)) writeFileSync(path.join(dir, f), '');
@@ -71,42 +75,99 @@ export async function benchColdStart(
       });
       delete env.GITHUB_TOKEN;
       delete env.GITHUB_REPOSITORY;
-      const spawnedAt = Date.now();
-      const child = spawn(process.execPath, [bundle], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      const keep = (c: Buffer): void => void (stderr = (stderr + c.toString()).slice(-5000));
-      child.stdout?.on('data', keep);
-      child.stderr?.on('data', keep);
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      try {
-        const first = await pollFor(
-          async () => (await requestLog(sandbox.admin, { since }))[0],
-          FIRST_CALL_TIMEOUT_MS,
-          5,
-        );
-        if (first) {
-          samples.push(first.time - spawnedAt);
-          operations.push(`${first.service}:${first.operation ?? '?'}`);
-        } else {
-          problems.push(
-            `start ${i + 1}: no AWS request within ${FIRST_CALL_TIMEOUT_MS / 1000} s (${stderr.trim().slice(-300)})`,
-          );
-        }
-      } finally {
-        if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
-          process.kill(child.pid, 'SIGKILL');
-        await exited;
+      const first = await firstCall(sandbox, bundle, dir, env);
+      if (typeof first === 'string') problems.push(`start ${i + 1}: ${first}`);
+      else {
+        samples.push(first.ms);
+        operations.push(first.operation);
       }
+      // The floor right after, so both see the same machine.
+      const floorFirst = await firstCall(sandbox, floor, dir, env);
+      if (typeof floorFirst === 'string') problems.push(`floor start ${i + 1}: ${floorFirst}`);
+      else floorSamples.push(floorFirst.ms);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const floorMedian = floorSamples.length > 0 ? median(floorSamples) : undefined;
   log(
     `  cold starts: ${samples.map((s) => s.toFixed(0)).join(', ')} ms (first call: ${[...new Set(operations)].join(', ')})`,
   );
+  log(
+    `  floor (the CloudWatch client alone, one DescribeAlarms): ${floorSamples.map((s) => s.toFixed(0)).join(', ')} ms, median ${floorMedian?.toFixed(0) ?? '–'} ms`,
+  );
   return samples.length > 0
-    ? measured({ ...base, details: { firstOperations: operations, problems } }, samples, target)
+    ? measured(
+        {
+          ...base,
+          details: { firstOperations: operations, problems, floorSamples, floorMedian },
+        },
+        samples,
+        target,
+      )
     : notMeasured(base, target.text, problems.join('; '));
+}
+
+/**
+ * The floor under the figure: a bundle, built the way scripts/bundle.mjs builds dist/, that does nothing
+ * but send the kill-switch DescribeAlarms with the pinned CloudWatch client. The action's first call is
+ * that same request, so the gap between the two is what the action adds.
+ */
+async function buildFloor(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'floor', 'floor.mjs');
+  await build({
+    stdin: {
+      contents: [
+        "import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';",
+        "await new CloudWatchClient({}).send(new DescribeAlarmsCommand({ AlarmNames: ['chaos-gate-kill-switch'] }));",
+      ].join('\n'),
+      resolveDir: ROOT,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    mainFields: ['module', 'main'],
+    minify: true,
+    banner: {
+      js: "import { createRequire as __cgCreateRequire } from 'node:module'; const require = __cgCreateRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/** Spawns `node <script>` and times it to its first request in the stand-in's log; a problem as text. */
+async function firstCall(
+  sandbox: RunningSandbox,
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; operation: string } | string> {
+  const since = await lastSeq(sandbox.admin);
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const keep = (c: Buffer): void => void (stderr = (stderr + c.toString()).slice(-5000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const first = await pollFor(
+      async () => (await requestLog(sandbox.admin, { since }))[0],
+      FIRST_CALL_TIMEOUT_MS,
+      5,
+    );
+    return first
+      ? { ms: first.time - spawnedAt, operation: `${first.service}:${first.operation ?? '?'}` }
+      : `no AWS request within ${FIRST_CALL_TIMEOUT_MS / 1000} s (${stderr.trim().slice(-300)})`;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
+      process.kill(child.pid, 'SIGKILL');
+    await exited;
+  }
 }
 
 /** The size of each bundle (one sample each; a bundle's size does not vary between runs). */
