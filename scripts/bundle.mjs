@@ -9,7 +9,7 @@
 // `node -e 0` (issue 17; both figures in `npm run bench`).
 import { build } from 'esbuild';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -20,32 +20,6 @@ const banner = [
   "import { createRequire as __cgCreateRequire } from 'node:module';",
   'const require = __cgCreateRequire(import.meta.url);',
 ].join('\n');
-
-/**
- * zod re-exports every one of its ~60 message locales (`z.locales`, `z.core.locales`); chaos-gate never
- * switches locale (its messages are its own: src/files/validate.ts), yet the namespace re-export keeps all of
- * them in the bundle, ~40 % of zod's code, compiled by every command that validates a plan. This resolves
- * zod's locale index to English only, the one locale zod configures at import.
- */
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
-        ? {
-            // A path relative to the project: esbuild hashes a plugin namespace's paths as given, and an
-            // absolute one would make the chunk names depend on where the repository is checked out.
-            path: relative(ROOT, join(dirname(args.importer), '../locales/en.js')),
-            namespace: 'zod-locales',
-          }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from './${basename(args.path)}';`,
-      resolveDir: resolve(ROOT, dirname(args.path)),
-    }));
-  },
-};
 
 /**
  * `@actions/core` imports its OIDC client (and through it `@actions/http-client` and undici, ~430 KB)
@@ -115,7 +89,10 @@ export async function bundle({ outdir: requested, minify = true, metafile = fals
     // `chaos-gate --version` answers from the bundle itself (src/cli/version.ts), without reading package.json.
     define: { CHAOS_GATE_VERSION: JSON.stringify(version) },
     banner: { js: banner },
-    plugins: [zodEnglishOnly, coreWithoutOidc],
+    // No zod plugin: the code imports only `zod/mini` and named parts of `zod/v4/core` (src/files/zod.ts),
+    // which tree-shake to what the schemas use, English messages included. Classic `zod` anywhere in the
+    // bundle would bring back all of zod, and its ~60 locales through `z.locales`, in the chunk `validate` loads.
+    plugins: [coreWithoutOidc],
     metafile,
     logLevel: 'warning',
   });

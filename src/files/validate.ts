@@ -4,7 +4,7 @@
  * 500ms, 5s, 2m, 1h or 30d`) — never zod's own text (`Invalid input: expected number, received string`).
  * One wording for the plan, the policy, the scenario, the sandbox config and an imported FIS template.
  */
-import type { z } from 'zod';
+import { safeParse, type $ZodIssue, type $ZodType, type output } from 'zod/v4/core';
 import {
   DocumentError,
   formatPath,
@@ -13,8 +13,10 @@ import {
   type ParsedDocument,
   type PathSegment,
 } from './document.js';
+// The wording below reads zod's English messages ("Too small…"); zod/mini installs them only through this.
+import './zod.js';
 
-type AnySchema = z.core.$ZodType;
+type AnySchema = $ZodType;
 
 /** How a document's schema problems are worded. */
 export interface SchemaWording {
@@ -36,15 +38,16 @@ export interface ValidateOptions extends SchemaWording {
 }
 
 /** Validates a parsed document; throws every issue (in file order) when it does not fit the schema. */
-export function validateDocument<S extends z.ZodType>(
+export function validateDocument<S extends AnySchema>(
   doc: ParsedDocument,
   schema: S,
   o: ValidateOptions,
-): z.output<S> {
+): output<S> {
   const data = o.emptyIsMapping ? (doc.data ?? {}) : doc.data;
   // One parse per process: zod's JIT (a `new Function` per object schema) costs more than it saves here,
   // and `validate` must start within 2.5× of a bare Node (issue 17).
-  const result = schema.safeParse(data, { jitless: true });
+  // zod's core parse, the one zod/mini's `schema.safeParse` calls, typed for any zod schema.
+  const result = safeParse(schema, data, { jitless: true });
   if (result.success) return result.data;
   const issues = flattenIssues(result.error.issues).map((issue) => locatedIssue(issue, data, doc, schema, o));
   issues.sort((a, b) => a.line - b.line || a.column - b.column || a.field.localeCompare(b.field));
@@ -52,7 +55,7 @@ export function validateDocument<S extends z.ZodType>(
 }
 
 function locatedIssue(
-  issue: z.core.$ZodIssue,
+  issue: $ZodIssue,
   data: unknown,
   doc: ParsedDocument,
   root: AnySchema,
@@ -89,7 +92,7 @@ function locatedIssue(
  * undefined when the field is missing). `path` is where the issue is, from the `root` schema.
  */
 export function describeIssue(
-  issue: z.core.$ZodIssue,
+  issue: $ZodIssue,
   value: unknown,
   path: readonly PathSegment[],
   root: AnySchema,
@@ -121,8 +124,8 @@ export function describeIssue(
  * zod reports a failed union as one issue holding each branch's issues. The branch with the fewest
  * issues is the one the author most likely meant, so its issues are reported instead.
  */
-function flattenIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  const out: z.core.$ZodIssue[] = [];
+function flattenIssues(issues: readonly $ZodIssue[]): $ZodIssue[] {
+  const out: $ZodIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const best = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
@@ -130,7 +133,7 @@ function flattenIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] 
         out.push(issue);
         continue;
       }
-      const nested = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue);
+      const nested = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as $ZodIssue);
       out.push(...flattenIssues(nested));
     } else {
       out.push(issue);
@@ -175,7 +178,7 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 function describeExpected(
-  issue: z.core.$ZodIssue,
+  issue: $ZodIssue,
   schema: AnySchema | undefined,
   named: ReadonlyMap<AnySchema, string> | undefined,
 ): string {

@@ -7,8 +7,11 @@
  * shorthands kept from earlier plan versions (`stopConditions` as alarm ARNs, a top-level
  * `emptyTargetResolutionMode`).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { actionLimitProblems } from './fis-actions.js';
+import { meta } from '../files/zod.js';
+
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts and ./schema.ts say why).
 
 /** ARNs FIS accepts in one target's `resourceArns` (M-FIS `ResourceArnList` max 5, SEMANTICS §2.1). */
 export const FIS_MAX_TARGET_ARNS = 5;
@@ -25,13 +28,15 @@ export const NO_STOP_CONDITION = 'none';
 /** A string of `min`–`max` characters (code points, as the model counts them) matching `pattern`. */
 function modelString(shape: string, min: number, max: number, pattern?: RegExp, what?: string) {
   const expected = `${what ?? 'a string'} of ${min === max ? min : `${min}–${max}`} characters (FIS ${shape})`;
-  return z
-    .string()
-    .refine((s) => {
-      const n = [...s].length;
-      return n >= min && n <= max && (pattern === undefined || pattern.test(s));
-    }, expected)
-    .meta({ description: expected });
+  return meta(
+    z.string().check(
+      z.refine((s) => {
+        const n = [...s].length;
+        return n >= min && n <= max && (pattern === undefined || pattern.test(s));
+      }, expected),
+    ),
+    { description: expected },
+  );
 }
 const NO_SPACE = /^\S+$/u;
 const ANY = /^[\s\S]+$/u;
@@ -52,17 +57,19 @@ function keyRule(shape: string, min: number, max: number, pattern: RegExp, what:
  * A map whose keys the model constrains. Keys are checked here rather than by a key schema so that a bad
  * key is reported at its own field path with what was expected of it.
  */
-function keyedRecord<V extends z.ZodType>(rules: KeyRule[], value: V) {
-  return z.record(z.string(), value).superRefine((record, ctx) => {
-    for (const key of Object.keys(record))
-      for (const rule of rules) {
-        const expected = rule(key);
-        if (expected) {
-          ctx.addIssue({ code: 'custom', path: [key], message: `its key to be ${expected}` });
-          break;
+function keyedRecord<V extends z.ZodMiniType>(rules: KeyRule[], value: V) {
+  return z.record(z.string(), value).check(
+    z.superRefine((record, ctx) => {
+      for (const key of Object.keys(record))
+        for (const rule of rules) {
+          const expected = rule(key);
+          if (expected) {
+            ctx.addIssue({ code: 'custom', path: [key], message: `its key to be ${expected}` });
+            break;
+          }
         }
-      }
-  });
+    }),
+  );
 }
 
 const TargetName = modelString('ExperimentTemplateTargetName', 1, 64, NO_SPACE, 'a name without spaces');
@@ -71,8 +78,8 @@ const TARGET_NAME_KEY = keyRule('ExperimentTemplateTargetName', 1, 64, NO_SPACE,
 const ACTION_NAME_KEY = keyRule('ExperimentTemplateActionName', 1, 64, NO_SPACE, 'a name without spaces');
 const RoleArn = z
   .string()
-  .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/, { message: 'an IAM role ARN' })
-  .max(2048, { message: 'an IAM role ARN of at most 2048 characters (FIS RoleArn)' });
+  .check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/, { message: 'an IAM role ARN' }))
+  .check(z.maxLength(2048, { message: 'an IAM role ARN of at most 2048 characters (FIS RoleArn)' }));
 const TAG_KEY: KeyRule = keyRule('TagKey', 1, 128, ANY, 'a tag key');
 const NOT_AWS: KeyRule = (k) =>
   k.startsWith('aws:') ? 'a tag key not starting with aws: (reserved by AWS)' : undefined;
@@ -80,143 +87,176 @@ const NOT_OURS: KeyRule = (k) =>
   k.startsWith('chaos-gate:')
     ? 'a tag key not starting with chaos-gate: (chaos-gate writes those itself)'
     : undefined;
-const TagValue = z.string().max(256, { message: 'a tag value of at most 256 characters (FIS TagValue)' });
-const Tags = keyedRecord([TAG_KEY, NOT_AWS], TagValue).refine(
-  (t) => Object.keys(t).length <= FIS_MAX_TAGS,
-  `at most ${FIS_MAX_TAGS} tags (FIS TagMap)`,
+const TagValue = z
+  .string()
+  .check(z.maxLength(256, { message: 'a tag value of at most 256 characters (FIS TagValue)' }));
+const Tags = keyedRecord([TAG_KEY, NOT_AWS], TagValue).check(
+  z.refine((t) => Object.keys(t).length <= FIS_MAX_TAGS, `at most ${FIS_MAX_TAGS} tags (FIS TagMap)`),
 );
 /** The template's own tags: `chaos-gate:*` keys are chaos-gate's bookkeeping and cannot be set by a plan. */
-const TemplateTags = keyedRecord([TAG_KEY, NOT_AWS, NOT_OURS], TagValue).refine(
-  (t) => Object.keys(t).length <= FIS_MAX_TAGS - 3,
-  `at most ${FIS_MAX_TAGS - 3} tags (FIS allows ${FIS_MAX_TAGS}; chaos-gate adds 3)`,
+const TemplateTags = keyedRecord([TAG_KEY, NOT_AWS, NOT_OURS], TagValue).check(
+  z.refine(
+    (t) => Object.keys(t).length <= FIS_MAX_TAGS - 3,
+    `at most ${FIS_MAX_TAGS - 3} tags (FIS allows ${FIS_MAX_TAGS}; chaos-gate adds 3)`,
+  ),
 );
 
 /** A target (M-FIS `CreateExperimentTemplateTargetInput`). */
 export const FisTarget = z
   .strictObject({
     resourceType: modelString('TargetResourceTypeId', 1, 128, NO_SPACE, 'an FIS resource type'),
-    resourceArns: z
-      .array(modelString('ResourceArn', 20, 2048, NO_SPACE, 'an ARN'))
-      .max(FIS_MAX_TARGET_ARNS, { message: `at most ${FIS_MAX_TARGET_ARNS} ARNs (FIS limit per target)` })
-      .optional(),
-    resourceTags: Tags.optional(),
-    filters: z
-      .array(
+    resourceArns: z.optional(
+      z.array(modelString('ResourceArn', 20, 2048, NO_SPACE, 'an ARN')).check(
+        z.maxLength(FIS_MAX_TARGET_ARNS, {
+          message: `at most ${FIS_MAX_TARGET_ARNS} ARNs (FIS limit per target)`,
+        }),
+      ),
+    ),
+    resourceTags: z.optional(Tags),
+    filters: z.optional(
+      z.array(
         z.strictObject({
           path: modelString('ExperimentTemplateTargetFilterPath', 1, 256, NO_SPACE, 'an attribute path'),
           values: z.array(modelString('ExperimentTemplateTargetFilterValue', 1, 128, NO_SPACE, 'a value')),
         }),
-      )
-      .optional(),
-    selectionMode: z.string().regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
-      message: 'ALL, COUNT(n) or PERCENT(n)',
-    }),
-    parameters: keyedRecord(
-      [keyRule('ExperimentTemplateTargetParameterName', 1, 64, NO_SPACE, 'a parameter name')],
-      modelString(
-        'ExperimentTemplateTargetParameterValue',
-        1,
-        1024,
-        /^[\p{L}\p{Z}\p{N}_.:/=+\-@]+$/u,
-        'letters, digits, spaces and _.:/=+-@',
       ),
-    ).optional(),
+    ),
+    selectionMode: z.string().check(
+      z.regex(/^(ALL|COUNT\(\d+\)|PERCENT\(\d+\))$/, {
+        message: 'ALL, COUNT(n) or PERCENT(n)',
+      }),
+    ),
+    parameters: z.optional(
+      keyedRecord(
+        [keyRule('ExperimentTemplateTargetParameterName', 1, 64, NO_SPACE, 'a parameter name')],
+        modelString(
+          'ExperimentTemplateTargetParameterValue',
+          1,
+          1024,
+          /^[\p{L}\p{Z}\p{N}_.:/=+\-@]+$/u,
+          'letters, digits, spaces and _.:/=+-@',
+        ),
+      ),
+    ),
   })
-  .refine((t) => t.resourceArns === undefined || t.resourceTags === undefined, {
-    message: 'resourceArns or resourceTags, not both (FIS rejects a target with both)',
-  });
+  .check(
+    z.refine((t) => t.resourceArns === undefined || t.resourceTags === undefined, {
+      message: 'resourceArns or resourceTags, not both (FIS rejects a target with both)',
+    }),
+  );
 
 /** FIS rejects whitespace anywhere in an action parameter value, so JSON parameters must be minified. */
 const FisActionParameter = z
   .string()
-  .regex(/^\S+$/, { message: 'a value without spaces (FIS rejects whitespace; minify JSON parameters)' })
-  .max(FIS_MAX_PARAMETER_LENGTH, { message: `at most ${FIS_MAX_PARAMETER_LENGTH} characters (FIS limit)` });
+  .check(
+    z.regex(/^\S+$/, { message: 'a value without spaces (FIS rejects whitespace; minify JSON parameters)' }),
+  )
+  .check(
+    z.maxLength(FIS_MAX_PARAMETER_LENGTH, {
+      message: `at most ${FIS_MAX_PARAMETER_LENGTH} characters (FIS limit)`,
+    }),
+  );
 
 /** An action (M-FIS `CreateExperimentTemplateActionInput`), checked against its documented limits. */
 export const FisAction = z
   .strictObject({
     actionId: modelString('ActionId', 1, 128, NO_SPACE, 'an FIS action id'),
-    description: modelString('ExperimentTemplateActionDescription', 1, 512, ANY).optional(),
-    parameters: keyedRecord(
-      [keyRule('ExperimentTemplateActionParameterName', 1, 64, NO_SPACE, 'a parameter name')],
-      FisActionParameter,
-    ).optional(),
-    targets: keyedRecord(
-      [keyRule('ExperimentTemplateActionTargetName', 1, 64, NO_SPACE, 'a target key')],
-      TargetName,
-    ).optional(),
-    startAfter: z.array(ActionName).optional(),
+    description: z.optional(modelString('ExperimentTemplateActionDescription', 1, 512, ANY)),
+    parameters: z.optional(
+      keyedRecord(
+        [keyRule('ExperimentTemplateActionParameterName', 1, 64, NO_SPACE, 'a parameter name')],
+        FisActionParameter,
+      ),
+    ),
+    targets: z.optional(
+      keyedRecord(
+        [keyRule('ExperimentTemplateActionTargetName', 1, 64, NO_SPACE, 'a target key')],
+        TargetName,
+      ),
+    ),
+    startAfter: z.optional(z.array(ActionName)),
   })
-  .superRefine((action, ctx) => {
-    const malformed = (name: string | number | undefined) => {
-      const v = typeof name === 'string' ? action.parameters?.[name] : undefined;
-      return v !== undefined && !FisActionParameter.safeParse(v).success;
-    };
-    for (const p of actionLimitProblems(action)) {
-      // A value FIS rejects outright (spaces, too long) is reported once, by its own rule.
-      if (p.path[0] === 'parameters' && malformed(p.path[1])) continue;
-      ctx.addIssue({ code: 'custom', path: p.path, message: p.expected });
-    }
-  });
+  .check(
+    z.superRefine((action, ctx) => {
+      const malformed = (name: string | number | undefined) => {
+        const v = typeof name === 'string' ? action.parameters?.[name] : undefined;
+        return v !== undefined && !FisActionParameter.safeParse(v).success;
+      };
+      for (const p of actionLimitProblems(action)) {
+        // A value FIS rejects outright (spaces, too long) is reported once, by its own rule.
+        if (p.path[0] === 'parameters' && malformed(p.path[1])) continue;
+        ctx.addIssue({ code: 'custom', path: p.path, message: p.expected });
+      }
+    }),
+  );
 
 /** A stop condition as FIS takes it (M-FIS `CreateExperimentTemplateStopConditionInput`). */
 export const FisStopCondition = z
   .strictObject({
     source: modelString('StopConditionSource', 1, 64, NO_SPACE, 'aws:cloudwatch:alarm or none'),
-    value: modelString('StopConditionValue', 20, 2048, ANY, 'a CloudWatch alarm ARN').optional(),
+    value: z.optional(modelString('StopConditionValue', 20, 2048, ANY, 'a CloudWatch alarm ARN')),
   })
-  .superRefine((s, ctx) => {
-    if (s.source === ALARM_SOURCE) {
-      if (s.value === undefined || !/^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:.+$/.test(s.value))
+  .check(
+    z.superRefine((s, ctx) => {
+      if (s.source === ALARM_SOURCE) {
+        if (s.value === undefined || !/^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:.+$/.test(s.value))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['value'],
+            message: 'a CloudWatch alarm ARN (FIS: required for aws:cloudwatch:alarm)',
+          });
+      } else if (s.source === NO_STOP_CONDITION) {
+        if (s.value !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'no value (source none takes none)' });
+      } else {
         ctx.addIssue({
           code: 'custom',
-          path: ['value'],
-          message: 'a CloudWatch alarm ARN (FIS: required for aws:cloudwatch:alarm)',
+          path: ['source'],
+          message: `${ALARM_SOURCE} or ${NO_STOP_CONDITION} (the stop condition sources FIS has)`,
         });
-    } else if (s.source === NO_STOP_CONDITION) {
-      if (s.value !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['value'], message: 'no value (source none takes none)' });
-    } else {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['source'],
-        message: `${ALARM_SOURCE} or ${NO_STOP_CONDITION} (the stop condition sources FIS has)`,
-      });
-    }
-  });
+      }
+    }),
+  );
 
 /** `arn:…:alarm:x` is shorthand for `{source: aws:cloudwatch:alarm, value: arn:…:alarm:x}`. */
-const StopConditionShorthand = z
-  .string()
-  .regex(/^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:.+$/, {
-    message: 'a CloudWatch alarm ARN, or {source, value}',
-  })
-  .transform((value) => ({ source: ALARM_SOURCE, value }));
+const StopConditionShorthand = z.pipe(
+  z.string().check(
+    z.regex(/^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:.+$/, {
+      message: 'a CloudWatch alarm ARN, or {source, value}',
+    }),
+  ),
+  z.transform((value: string) => ({ source: ALARM_SOURCE, value })),
+);
 
 /** Where FIS writes the experiment log (M-FIS `CreateExperimentTemplateLogConfigurationInput`). */
 export const FisLogConfiguration = z
   .strictObject({
-    logSchemaVersion: z.number().int().min(1, { message: 'a log schema version: 1 or 2' }),
-    cloudWatchLogsConfiguration: z
-      .strictObject({
+    logSchemaVersion: z
+      .number()
+      .check(z.int())
+      .check(z.gte(1, { message: 'a log schema version: 1 or 2' })),
+    cloudWatchLogsConfiguration: z.optional(
+      z.strictObject({
         logGroupArn: modelString('CloudWatchLogGroupArn', 20, 2048, NO_SPACE, 'a log group ARN'),
-      })
-      .optional(),
-    s3Configuration: z
-      .strictObject({
+      }),
+    ),
+    s3Configuration: z.optional(
+      z.strictObject({
         bucketName: modelString('S3BucketName', 3, 63, NO_SPACE, 'a bucket name'),
-        prefix: modelString('S3ObjectKey', 1, 700, ANY).optional(),
-      })
-      .optional(),
+        prefix: z.optional(modelString('S3ObjectKey', 1, 700, ANY)),
+      }),
+    ),
   })
-  .refine((l) => l.cloudWatchLogsConfiguration !== undefined || l.s3Configuration !== undefined, {
-    message: 'cloudWatchLogsConfiguration or s3Configuration (a log needs somewhere to go)',
-  });
+  .check(
+    z.refine((l) => l.cloudWatchLogsConfiguration !== undefined || l.s3Configuration !== undefined, {
+      message: 'cloudWatchLogsConfiguration or s3Configuration (a log needs somewhere to go)',
+    }),
+  );
 
 /** Template options (M-FIS `CreateExperimentTemplateExperimentOptionsInput`). */
 export const FisExperimentOptions = z.strictObject({
-  accountTargeting: z.enum(['single-account', 'multi-account']).optional(),
-  emptyTargetResolutionMode: z.enum(['fail', 'skip']).optional(),
+  accountTargeting: z.optional(z.enum(['single-account', 'multi-account'])),
+  emptyTargetResolutionMode: z.optional(z.enum(['fail', 'skip'])),
 });
 
 const ReportDuration = modelString(
@@ -229,26 +269,22 @@ const ReportDuration = modelString(
 
 /** The experiment report (M-FIS `CreateExperimentTemplateReportConfigurationInput`). */
 export const FisReportConfiguration = z.strictObject({
-  outputs: z
-    .strictObject({
-      s3Configuration: z
-        .strictObject({
+  outputs: z.optional(
+    z.strictObject({
+      s3Configuration: z.optional(
+        z.strictObject({
           bucketName: modelString('S3BucketName', 3, 63, NO_SPACE, 'a bucket name'),
-          prefix: modelString(
-            'ReportConfigurationS3OutputPrefix',
-            1,
-            256,
-            NO_SPACE,
-            'a key prefix',
-          ).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  dataSources: z
-    .strictObject({
-      cloudWatchDashboards: z
-        .array(
+          prefix: z.optional(
+            modelString('ReportConfigurationS3OutputPrefix', 1, 256, NO_SPACE, 'a key prefix'),
+          ),
+        }),
+      ),
+    }),
+  ),
+  dataSources: z.optional(
+    z.strictObject({
+      cloudWatchDashboards: z.optional(
+        z.array(
           z.strictObject({
             dashboardIdentifier: modelString(
               'ReportConfigurationCloudWatchDashboardIdentifier',
@@ -258,104 +294,111 @@ export const FisReportConfiguration = z.strictObject({
               'a dashboard ARN',
             ),
           }),
-        )
-        .optional(),
-    })
-    .optional(),
-  preExperimentDuration: ReportDuration.optional(),
-  postExperimentDuration: ReportDuration.optional(),
+        ),
+      ),
+    }),
+  ),
+  preExperimentDuration: z.optional(ReportDuration),
+  postExperimentDuration: z.optional(ReportDuration),
 });
 
 /** One account a multi-account experiment reaches (M-FIS `CreateTargetAccountConfigurationRequest`). */
 export const FisTargetAccount = z.strictObject({
-  accountId: z.string().regex(/^\d{12}$/, { message: 'a 12-digit AWS account id (quote it in YAML)' }),
-  roleArn: RoleArn,
-  description: z
+  accountId: z
     .string()
-    .max(512, { message: 'at most 512 characters (FIS TargetAccountConfigurationDescription)' })
-    .optional(),
+    .check(z.regex(/^\d{12}$/, { message: 'a 12-digit AWS account id (quote it in YAML)' })),
+  roleArn: RoleArn,
+  description: z.optional(
+    z
+      .string()
+      .check(
+        z.maxLength(512, { message: 'at most 512 characters (FIS TargetAccountConfigurationDescription)' }),
+      ),
+  ),
 });
 
 /** The `fis:` section. */
 export const Fis = z
   .strictObject({
-    description: modelString('ExperimentTemplateDescription', 1, 512, ANY).optional(),
+    description: z.optional(modelString('ExperimentTemplateDescription', 1, 512, ANY)),
     roleArn: RoleArn,
     targets: keyedRecord([TARGET_NAME_KEY], FisTarget),
     actions: keyedRecord([ACTION_NAME_KEY], FisAction),
     /** FIS's `{source, value}` list; an alarm ARN alone is shorthand. chaos-gate adds its lease and kill-switch alarms. */
-    stopConditions: z.array(z.union([StopConditionShorthand, FisStopCondition])).default([]),
-    tags: TemplateTags.optional(),
-    logConfiguration: FisLogConfiguration.optional(),
-    experimentOptions: FisExperimentOptions.optional(),
-    experimentReportConfiguration: FisReportConfiguration.optional(),
+    stopConditions: z._default(z.array(z.union([StopConditionShorthand, FisStopCondition])), []),
+    tags: z.optional(TemplateTags),
+    logConfiguration: z.optional(FisLogConfiguration),
+    experimentOptions: z.optional(FisExperimentOptions),
+    experimentReportConfiguration: z.optional(FisReportConfiguration),
     /** Shorthand for `experimentOptions.emptyTargetResolutionMode` (earlier plan versions). */
-    emptyTargetResolutionMode: z.enum(['fail', 'skip']).optional(),
+    emptyTargetResolutionMode: z.optional(z.enum(['fail', 'skip'])),
     /** The accounts of a multi-account experiment: FIS keeps them beside the template. */
-    targetAccountConfigurations: z.array(FisTargetAccount).optional(),
+    targetAccountConfigurations: z.optional(z.array(FisTargetAccount)),
   })
-  .superRefine((fis, ctx) => {
-    if (Object.keys(fis.actions).length === 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['actions'],
-        message: 'at least one action (FIS rejects a template without)',
-      });
-    const shorthand = fis.emptyTargetResolutionMode;
-    const option = fis.experimentOptions?.emptyTargetResolutionMode;
-    if (shorthand !== undefined && option !== undefined && shorthand !== option)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['emptyTargetResolutionMode'],
-        message: `the same value as experimentOptions.emptyTargetResolutionMode (${option}), or only one of the two`,
-      });
-    const multi = fis.experimentOptions?.accountTargeting === 'multi-account';
-    const accounts = fis.targetAccountConfigurations ?? [];
-    if (multi && accounts.length === 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['targetAccountConfigurations'],
-        message:
-          'at least one target account (accountTargeting multi-account needs one per account to reach)',
-      });
-    if (!multi && accounts.length > 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['targetAccountConfigurations'],
-        message:
-          'experimentOptions.accountTargeting: multi-account (FIS takes target accounts only for multi-account templates)',
-      });
-    if (accounts.length > FIS_MAX_TARGET_ACCOUNTS)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['targetAccountConfigurations'],
-        message: `at most ${FIS_MAX_TARGET_ACCOUNTS} target accounts (FIS quota per template)`,
-      });
-    const seen = new Set<string>();
-    accounts.forEach((a, i) => {
-      if (seen.has(a.accountId))
+  .check(
+    z.superRefine((fis, ctx) => {
+      if (Object.keys(fis.actions).length === 0)
         ctx.addIssue({
           code: 'custom',
-          path: ['targetAccountConfigurations', i, 'accountId'],
-          message: 'each account once',
+          path: ['actions'],
+          message: 'at least one action (FIS rejects a template without)',
         });
-      seen.add(a.accountId);
-      const roleAccount = a.roleArn.split(':')[4];
-      if (roleAccount !== a.accountId)
+      const shorthand = fis.emptyTargetResolutionMode;
+      const option = fis.experimentOptions?.emptyTargetResolutionMode;
+      if (shorthand !== undefined && option !== undefined && shorthand !== option)
         ctx.addIssue({
           code: 'custom',
-          path: ['targetAccountConfigurations', i, 'roleArn'],
-          message: `a role in account ${a.accountId} (FIS assumes it there; this one is in ${roleAccount})`,
+          path: ['emptyTargetResolutionMode'],
+          message: `the same value as experimentOptions.emptyTargetResolutionMode (${option}), or only one of the two`,
         });
-    });
-    const none = fis.stopConditions.some((s) => s.source === NO_STOP_CONDITION);
-    if (none && fis.stopConditions.length > 1)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['stopConditions'],
-        message: 'either {source: none} alone or alarm stop conditions (FIS takes none only on its own)',
+      const multi = fis.experimentOptions?.accountTargeting === 'multi-account';
+      const accounts = fis.targetAccountConfigurations ?? [];
+      if (multi && accounts.length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targetAccountConfigurations'],
+          message:
+            'at least one target account (accountTargeting multi-account needs one per account to reach)',
+        });
+      if (!multi && accounts.length > 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targetAccountConfigurations'],
+          message:
+            'experimentOptions.accountTargeting: multi-account (FIS takes target accounts only for multi-account templates)',
+        });
+      if (accounts.length > FIS_MAX_TARGET_ACCOUNTS)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targetAccountConfigurations'],
+          message: `at most ${FIS_MAX_TARGET_ACCOUNTS} target accounts (FIS quota per template)`,
+        });
+      const seen = new Set<string>();
+      accounts.forEach((a, i) => {
+        if (seen.has(a.accountId))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['targetAccountConfigurations', i, 'accountId'],
+            message: 'each account once',
+          });
+        seen.add(a.accountId);
+        const roleAccount = a.roleArn.split(':')[4];
+        if (roleAccount !== a.accountId)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['targetAccountConfigurations', i, 'roleArn'],
+            message: `a role in account ${a.accountId} (FIS assumes it there; this one is in ${roleAccount})`,
+          });
       });
-  });
+      const none = fis.stopConditions.some((s) => s.source === NO_STOP_CONDITION);
+      if (none && fis.stopConditions.length > 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stopConditions'],
+          message: 'either {source: none} alone or alarm stop conditions (FIS takes none only on its own)',
+        });
+    }),
+  );
 
 export type Fis = z.output<typeof Fis>;
 export type FisTarget = z.output<typeof FisTarget>;

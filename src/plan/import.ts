@@ -9,7 +9,6 @@
  * Pure: the CLI reads the template (from FIS by id, or from a saved file) and writes the text.
  */
 import { Document, type Node as YamlNode } from 'yaml';
-import { z } from 'zod';
 import {
   DocumentError,
   formatPath,
@@ -132,7 +131,7 @@ export function planIdFor(t: TemplateInput, explicit?: string): string {
 }
 
 /** Limits that let the template's own selection and durations through: the author reviews them. */
-function blastRadiusFor(fis: z.output<typeof Fis>): Record<string, unknown> {
+function blastRadiusFor(fis: Fis): Record<string, unknown> {
   let maxTargets = 1;
   let maxPercent = 0;
   for (const t of Object.values(fis.targets)) {

@@ -3,34 +3,46 @@
  * (they come from inputs and the environment) so one plan runs against any environment.
  * `schema/plan.schema.json` is generated from this file (`npm run schema`).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { DURATION_EXPECTED, DURATION_PATTERN, parseDuration } from './duration.js';
 import { Fis } from './fis.js';
+import { describe, meta } from '../files/zod.js';
 
 export { DURATION_EXPECTED } from './duration.js';
 
-/** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
-export const Duration = z
-  .string()
-  .regex(new RegExp(DURATION_PATTERN), { message: DURATION_EXPECTED })
-  .transform((s) => parseDuration(s) ?? NaN)
-  .meta({ description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m).' });
+// zod/mini (src/files/zod.ts says why): each classic method call becomes its function here, one for one and in
+// the same order (`.min(1)` → `.check(z.minLength(1))`, `.default(v)` → `z._default(x, v)`,
+// `.describe(t)` → `describe(x, t)`), so the schemas, their issues and schema/plan.schema.json are those
+// classic zod built.
 
-const Slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
-  message: 'a slug: lowercase letters, digits and dashes, at most 63',
-});
+/** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
+export const Duration = meta(
+  z.pipe(
+    z.string().check(z.regex(new RegExp(DURATION_PATTERN), { message: DURATION_EXPECTED })),
+    z.transform((s: string) => parseDuration(s) ?? NaN),
+  ),
+  { description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m).' },
+);
+
+const Slug = z.string().check(
+  z.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+    message: 'a slug: lowercase letters, digits and dashes, at most 63',
+  }),
+);
 
 const Dimensions = z.record(z.string(), z.string());
+
+/** A string of at least one character (classic `z.string().min(1)`). */
+const nonEmpty = () => z.string().check(z.minLength(1));
 
 /**
  * CloudWatch accepts a metric period of 1, 5, 10, 20 or 30 s (high resolution) or a multiple of 60 s
  * (PutMetricAlarm/GetMetricData `Period`, SEMANTICS §5.2); anything else fails only at run time.
  */
-const CloudWatchPeriod = Duration.refine(
-  (ms) => [1000, 5000, 10_000, 20_000, 30_000].includes(ms) || (ms > 0 && ms % 60_000 === 0),
-  {
+const CloudWatchPeriod = Duration.check(
+  z.refine((ms) => [1000, 5000, 10_000, 20_000, 30_000].includes(ms) || (ms > 0 && ms % 60_000 === 0), {
     message: 'a CloudWatch period: 1s, 5s, 10s, 20s, 30s or a multiple of 60s',
-  },
+  }),
 );
 
 /**
@@ -38,79 +50,87 @@ const CloudWatchPeriod = Duration.refine(
  * ended at least this long before the tick (metrics/cloudwatch/window.ts holds the defaults: 5s for
  * sub-minute periods, 2m for a minute or more).
  */
-const IngestionDelay = Duration.describe(
-  'How long after a period ends its data may still arrive; only periods that ended at least this long ago are read. Default 5s for periods under a minute, 2m otherwise.',
-).optional();
+const IngestionDelay = z.optional(
+  describe(
+    Duration,
+    'How long after a period ends its data may still arrive; only periods that ended at least this long ago are read. Default 5s for periods under a minute, 2m otherwise.',
+  ),
+);
 
 /** A CloudWatch metric stat query, or a metric-math expression over such queries. */
 export const CloudWatchSource = z.union([
   z.strictObject({
-    namespace: z.string().min(1),
-    metricName: z.string().min(1),
-    dimensions: Dimensions.optional(),
-    stat: z.string().min(1).default('Sum'),
-    period: CloudWatchPeriod.prefault('60s'),
-    unit: z.string().optional(),
+    namespace: nonEmpty(),
+    metricName: nonEmpty(),
+    dimensions: z.optional(Dimensions),
+    stat: z._default(nonEmpty(), 'Sum'),
+    period: z.prefault(CloudWatchPeriod, '60s'),
+    unit: z.optional(z.string()),
     ingestionDelay: IngestionDelay,
   }),
   z.strictObject({
-    expression: z.string().min(1),
-    metrics: z
-      .record(
-        z.string().regex(/^[a-z][a-zA-Z0-9_]*$/, { message: 'a metric-math id (lowercase first letter)' }),
+    expression: nonEmpty(),
+    metrics: z._default(
+      z.record(
+        z
+          .string()
+          .check(z.regex(/^[a-z][a-zA-Z0-9_]*$/, { message: 'a metric-math id (lowercase first letter)' })),
         z.strictObject({
-          namespace: z.string().min(1),
-          metricName: z.string().min(1),
-          dimensions: Dimensions.optional(),
-          stat: z.string().min(1).default('Sum'),
+          namespace: nonEmpty(),
+          metricName: nonEmpty(),
+          dimensions: z.optional(Dimensions),
+          stat: z._default(nonEmpty(), 'Sum'),
         }),
-      )
-      .default({}),
-    period: CloudWatchPeriod.prefault('60s'),
+      ),
+      {},
+    ),
+    period: z.prefault(CloudWatchPeriod, '60s'),
     ingestionDelay: IngestionDelay,
   }),
 ]);
 
 /** A selector in PromQL notation, e.g. `http_requests_total{status=~"5.."}`. */
-const Selector = z.string().min(1);
+const Selector = nonEmpty();
 
 /** An SLI computed from the difference between two scrapes of a `/metrics` endpoint. */
 export const ScrapeSource = z
   .strictObject({
     /** URL of the metrics endpoint; `${VAR}` expands a variable the plan declares in `env:`. */
-    url: z
-      .string()
-      .min(1)
-      .describe(
-        'URL of the metrics endpoint; ${NAME} expands a variable declared in the top-level env: list.',
-      ),
+    url: describe(
+      nonEmpty(),
+      'URL of the metrics endpoint; ${NAME} expands a variable declared in the top-level env: list.',
+    ),
     /** errors / total over the window (counter increases). */
-    ratio: z.strictObject({ numerator: Selector, denominator: Selector }).optional(),
+    ratio: z.optional(z.strictObject({ numerator: Selector, denominator: Selector })),
     /** Counter increase over the window. */
-    increase: Selector.optional(),
+    increase: z.optional(Selector),
     /** Counter increase per second over the window. */
-    rate: Selector.optional(),
+    rate: z.optional(Selector),
     /** Quantile of a histogram's bucket increases, as Prometheus's histogram_quantile. */
-    quantile: z.strictObject({ q: z.number().min(0).max(1), histogram: Selector }).optional(),
+    quantile: z.optional(
+      z.strictObject({ q: z.number().check(z.gte(0)).check(z.lte(1)), histogram: Selector }),
+    ),
     /** Current value of a gauge (summed over matching series). */
-    gauge: Selector.optional(),
+    gauge: z.optional(Selector),
   })
-  .refine(
-    (s) => [s.ratio, s.increase, s.rate, s.quantile, s.gauge].filter((v) => v !== undefined).length === 1,
-    { message: 'exactly one of ratio, increase, rate, quantile, gauge' },
+  .check(
+    z.refine(
+      (s) => [s.ratio, s.increase, s.rate, s.quantile, s.gauge].filter((v) => v !== undefined).length === 1,
+      { message: 'exactly one of ratio, increase, rate, quantile, gauge' },
+    ),
   );
 
 /** Where a number comes from: exactly one of prometheus, cloudwatch, scrape. */
 const SourceFields = {
-  prometheus: z.string().min(1).optional(),
-  cloudwatch: CloudWatchSource.optional(),
-  scrape: ScrapeSource.optional(),
+  prometheus: z.optional(nonEmpty()),
+  cloudwatch: z.optional(CloudWatchSource),
+  scrape: z.optional(ScrapeSource),
 };
 
 const BoundFields = {
-  max: z.number().optional(),
-  min: z.number().optional(),
-  between: z.tuple([z.number(), z.number()]).optional(),
+  max: z.optional(z.number()),
+  min: z.optional(z.number()),
+  between: z.optional(z.tuple([z.number(), z.number()])),
 };
 
 export const Bound = z.strictObject(BoundFields);
@@ -122,125 +142,141 @@ function exactlyOneBound(b: { max?: unknown; min?: unknown; between?: unknown })
   return [b.max, b.min, b.between].filter((v) => v !== undefined).length === 1;
 }
 
+/** A name an SLI or an expectation is referred to by. */
+const identifier = () =>
+  z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }));
+
 export const Sli = z
   .strictObject({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }),
-    description: z.string().optional(),
+    name: identifier(),
+    description: z.optional(z.string()),
     ...SourceFields,
     ...BoundFields,
     /** A tighter bound for the steady state (defaults to the SLI's own bound). */
-    steady: Bound.optional().describe('A tighter bound for the steady state (defaults to the SLI bound).'),
+    steady: describe(z.optional(Bound), 'A tighter bound for the steady state (defaults to the SLI bound).'),
     /** false: only a steady-state check, not evaluated while the fault is on. */
-    during: z
-      .boolean()
-      .default(true)
-      .describe('false: a steady-state check only, not evaluated while the fault is on.'),
+    during: describe(
+      z._default(z.boolean(), true),
+      'false: a steady-state check only, not evaluated while the fault is on.',
+    ),
   })
-  .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
-  .refine(exactlyOneBound, { message: 'exactly one bound: max, min or between' });
+  .check(z.refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' }))
+  .check(z.refine(exactlyOneBound, { message: 'exactly one bound: max, min or between' }));
 
 /** A positive observation that must be seen while the fault is on (e.g. breaker opened). */
 export const Expectation = z
   .strictObject({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }),
-    description: z.string().optional(),
+    name: identifier(),
+    description: z.optional(z.string()),
     ...SourceFields,
     /** Seen when a measurement is ≥ atLeast (and/or ≤ atMost). */
-    atLeast: z.number().optional(),
-    atMost: z.number().optional(),
+    atLeast: z.optional(z.number()),
+    atMost: z.optional(z.number()),
     /** Must be seen within this time of the injection. */
-    within: Duration.describe('Must be seen within this time of the injection, e.g. 3s.'),
+    within: describe(Duration, 'Must be seen within this time of the injection, e.g. 3s.'),
   })
-  .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
-  .refine((e) => e.atLeast !== undefined || e.atMost !== undefined, { message: 'atLeast or atMost' });
+  .check(z.refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' }))
+  .check(
+    z.refine((e) => e.atLeast !== undefined || e.atMost !== undefined, { message: 'atLeast or atMost' }),
+  );
 
 export const AbortRule = z
   .strictObject({
-    sli: z.string().min(1),
-    above: z.number().optional(),
-    below: z.number().optional(),
+    sli: nonEmpty(),
+    above: z.optional(z.number()),
+    below: z.optional(z.number()),
     for: Duration,
   })
-  .refine((r) => (r.above === undefined) !== (r.below === undefined), {
-    message: 'exactly one of above, below',
-  });
+  .check(
+    z.refine((r) => (r.above === undefined) !== (r.below === undefined), {
+      message: 'exactly one of above, below',
+    }),
+  );
 
 const TagMap = z.record(z.string(), z.string());
 
 export const BlastRadius = z.strictObject({
-  maxTargets: z.number().int().positive().default(1).describe('Most resources one target may select.'),
-  maxPercent: z
-    .number()
-    .gt(0)
-    .max(100)
-    .default(100)
-    .describe('Most percent of matching resources one target may select.'),
-  maxActionDuration: Duration.prefault('60s').describe(
+  maxTargets: describe(
+    z._default(z.number().check(z.int()).check(z.gt(0)), 1),
+    'Most resources one target may select.',
+  ),
+  maxPercent: describe(
+    z._default(z.number().check(z.gt(0)).check(z.lte(100)), 100),
+    'Most percent of matching resources one target may select.',
+  ),
+  maxActionDuration: describe(
+    z.prefault(Duration, '60s'),
     'Ceiling for every FIS action duration (default 60s).',
   ),
-  maxRunDuration: Duration.prefault('15m').describe(
+  maxRunDuration: describe(
+    z.prefault(Duration, '15m'),
     'Ceiling for steady state + actions + recovery (default 15m).',
   ),
-  requireTags: TagMap.default({}).describe(
+  requireTags: describe(
+    z._default(TagMap, {}),
     'Tags every FIS target must select by, e.g. Environment: staging-chaos.',
   ),
   /** Tag key → forbidden values. */
-  forbidTags: z.record(z.string(), z.array(z.string())).default({ Environment: ['production', 'prod'] }),
+  forbidTags: z._default(z.record(z.string(), z.array(z.string())), { Environment: ['production', 'prod'] }),
   /** Optional dependency-closure veto from a Backstage service catalog. */
-  catalog: z
-    .strictObject({
-      path: z.string().min(1),
+  catalog: z.optional(
+    z.strictObject({
+      path: nonEmpty(),
       /** Entity names (as in `component:default/redis`) the targets belong to. */
-      components: z.array(z.string().min(1)).min(1),
-    })
-    .optional(),
+      components: z.array(nonEmpty()).check(z.minLength(1)),
+    }),
+  ),
 });
 
 const Window = z.union([
-  z.strictObject({ cron: z.string().min(1), duration: Duration, reason: z.string().min(1) }),
-  z.strictObject({ from: z.string().min(1), to: z.string().min(1), reason: z.string().min(1) }),
+  z.strictObject({ cron: nonEmpty(), duration: Duration, reason: nonEmpty() }),
+  z.strictObject({ from: nonEmpty(), to: nonEmpty(), reason: nonEmpty() }),
 ]);
 
 export const IncidentQuery = z
   .strictObject({
-    prometheus: z.string().min(1).optional(),
-    cloudwatchAlarm: z.string().min(1).optional(),
+    prometheus: z.optional(nonEmpty()),
+    cloudwatchAlarm: z.optional(nonEmpty()),
   })
-  .refine((q) => (q.prometheus === undefined) !== (q.cloudwatchAlarm === undefined), {
-    message: 'exactly one of prometheus, cloudwatchAlarm',
-  });
+  .check(
+    z.refine((q) => (q.prometheus === undefined) !== (q.cloudwatchAlarm === undefined), {
+      message: 'exactly one of prometheus, cloudwatchAlarm',
+    }),
+  );
 
 export const Schedule = z.strictObject({
-  timezone: z.string().min(1).default('UTC'),
-  allow: z.array(Window).default([]),
-  deny: z.array(Window).default([]),
-  incidents: IncidentQuery.optional(),
+  timezone: z._default(nonEmpty(), 'UTC'),
+  allow: z._default(z.array(Window), []),
+  deny: z._default(z.array(Window), []),
+  incidents: z.optional(IncidentQuery),
 });
 
 const CountQuery = z
-  .strictObject({ prometheus: z.string().min(1).optional(), cloudwatch: CloudWatchSource.optional() })
-  .refine((q) => (q.prometheus === undefined) !== (q.cloudwatch === undefined), {
-    message: 'exactly one of prometheus, cloudwatch',
-  });
+  .strictObject({ prometheus: z.optional(nonEmpty()), cloudwatch: z.optional(CloudWatchSource) })
+  .check(
+    z.refine((q) => (q.prometheus === undefined) !== (q.cloudwatch === undefined), {
+      message: 'exactly one of prometheus, cloudwatch',
+    }),
+  );
 
 export const Budget = z.strictObject({
-  objective: z.number().gt(0).lt(1),
-  window: Duration.prefault('30d'),
+  objective: z.number().check(z.gt(0)).check(z.lt(1)),
+  window: z.prefault(Duration, '30d'),
   /** Bad events over the window. */
   errors: CountQuery,
   /** All events over the window. */
   total: CountQuery,
-  chaosShare: z.number().gt(0).max(1).default(0.1),
+  chaosShare: z._default(z.number().check(z.gt(0)).check(z.lte(1)), 0.1),
   /**
    * The SLI the run's damage is measured from (bad events above the steady-state rate while the fault was
    * on), debited to the chaos ledger after the run: an error ratio or a success ratio.
    */
-  damage: z
-    .strictObject({
-      sli: z.string().min(1),
+  damage: z.optional(
+    z.strictObject({
+      sli: nonEmpty(),
       kind: z.enum(['error-ratio', 'success-ratio']),
-    })
-    .optional(),
+    }),
+  ),
 });
 
 /** The `fis:` section lives in ./fis.ts: FIS's own CreateExperimentTemplate shape, every field. */
@@ -256,49 +292,55 @@ export {
 
 /** Inputs of the regional failover model (SPEC §9.2). */
 export const Failover = z.strictObject({
-  every: z.number().positive(),
-  failures: z.number().int().positive(),
+  every: z.number().check(z.gt(0)),
+  failures: z.number().check(z.int()).check(z.gt(0)),
   depth: z.enum(['shallow', 'deep']),
-  ttl: z.number().positive(),
+  ttl: z.number().check(z.gt(0)),
   capacity: z.enum(['full', 'half', 'zero']),
   replication: z.enum(['async', 'sync']),
-  fault: z.enum(['region', 'model']).default('region'),
-  minServed: z.number().min(0).max(100).default(70),
-  maxFailover: z.number().positive().default(15),
+  fault: z._default(z.enum(['region', 'model']), 'region'),
+  minServed: z._default(z.number().check(z.gte(0)).check(z.lte(100)), 70),
+  maxFailover: z._default(z.number().check(z.gt(0)), 15),
 });
 
 export const Hypothesis = z.strictObject({
-  interval: Duration.prefault('1s').describe('How often every SLI is measured (default 1s).'),
-  minRequests: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(0)
-    .describe('A window with fewer requests is no-data, never a pass.'),
+  interval: describe(z.prefault(Duration, '1s'), 'How often every SLI is measured (default 1s).'),
+  minRequests: describe(
+    z._default(z.number().check(z.int()).check(z.gte(0)), 0),
+    'A window with fewer requests is no-data, never a pass.',
+  ),
   /** Request count per window; below minRequests the window is no-data. */
-  requests: z
-    .strictObject({ ...SourceFields })
-    .refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })
-    .optional(),
-  slis: z.array(Sli).min(1, { message: 'at least one SLI' }).describe('What must stay within bounds.'),
-  expect: z
-    .array(Expectation)
-    .default([])
-    .describe('Positive observations (e.g. breaker opened) that must be seen while the fault is on.'),
-  steadyState: z
-    .strictObject({ duration: Duration })
-    .describe('Measured before injecting; any breach or no-data means not-run.'),
-  recovery: z
-    .strictObject({ within: Duration })
-    .describe('Every SLI back within bounds this soon after the stop.'),
+  requests: z.optional(
+    z
+      .strictObject({ ...SourceFields })
+      .check(z.refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' })),
+  ),
+  slis: describe(
+    z.array(Sli).check(z.minLength(1, { message: 'at least one SLI' })),
+    'What must stay within bounds.',
+  ),
+  expect: describe(
+    z._default(z.array(Expectation), []),
+    'Positive observations (e.g. breaker opened) that must be seen while the fault is on.',
+  ),
+  steadyState: describe(
+    z.strictObject({ duration: Duration }),
+    'Measured before injecting; any breach or no-data means not-run.',
+  ),
+  recovery: describe(
+    z.strictObject({ within: Duration }),
+    'Every SLI back within bounds this soon after the stop.',
+  ),
 });
 
 /** An environment variable name, as POSIX shells accept it. */
 export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 
-const EnvName = z.string().regex(new RegExp(ENV_NAME_PATTERN), {
-  message: 'an environment variable name (letters, digits and _, not starting with a digit)',
-});
+const EnvName = z.string().check(
+  z.regex(new RegExp(ENV_NAME_PATTERN), {
+    message: 'an environment variable name (letters, digits and _, not starting with a digit)',
+  }),
+);
 
 /**
  * A variable the plan may expand (`${NAME}` in a scrape URL). Its value is a secret — masked in every
@@ -308,41 +350,38 @@ export const EnvDeclaration = z.union([
   EnvName,
   z.strictObject({
     name: EnvName,
-    public: z.boolean().default(false).describe('true: the value is not a secret and may be shown.'),
+    public: describe(z._default(z.boolean(), false), 'true: the value is not a secret and may be shown.'),
   }),
 ]);
 
 const PlanFields = z.strictObject({
-  version: z.literal(1).describe('Plan format version: 1.'),
-  id: Slug.describe('Slug naming the check run and the FIS template.'),
-  title: z.string().min(1),
-  service: z.string().min(1),
-  environment: z.string().min(1),
-  owner: z.string().min(1),
-  description: z.string().optional(),
+  version: describe(z.literal(1), 'Plan format version: 1.'),
+  id: describe(Slug, 'Slug naming the check run and the FIS template.'),
+  title: nonEmpty(),
+  service: nonEmpty(),
+  environment: nonEmpty(),
+  owner: nonEmpty(),
+  description: z.optional(z.string()),
   hypothesis: Hypothesis,
   abort: z.strictObject({
-    rules: z
-      .array(AbortRule)
-      .describe('Tripwires: {sli, above|below, for}; for = consecutive time over the threshold.'),
-    blindAfter: z
-      .number()
-      .int()
-      .positive()
-      .default(3)
-      .describe('Failed measurements in a row that stop the run as inconclusive.'),
-  }),
-  blastRadius: BlastRadius.prefault({}),
-  schedule: Schedule.prefault({}),
-  budget: Budget.optional().describe('The SLO and the share of its error budget experiments may spend.'),
-  fis: Fis.describe('The fault, in the FIS experiment template shape.'),
-  failover: Failover.optional().describe('Inputs of the regional failover model.'),
-  env: z
-    .array(EnvDeclaration)
-    .default([])
-    .describe(
-      'Environment variables the plan may expand as ${NAME} (scrape URLs): nothing else is read from the environment. Values are secrets unless public: true.',
+    rules: describe(
+      z.array(AbortRule),
+      'Tripwires: {sli, above|below, for}; for = consecutive time over the threshold.',
     ),
+    blindAfter: describe(
+      z._default(z.number().check(z.int()).check(z.gt(0)), 3),
+      'Failed measurements in a row that stop the run as inconclusive.',
+    ),
+  }),
+  blastRadius: z.prefault(BlastRadius, {}),
+  schedule: z.prefault(Schedule, {}),
+  budget: describe(z.optional(Budget), 'The SLO and the share of its error budget experiments may spend.'),
+  fis: describe(Fis, 'The fault, in the FIS experiment template shape.'),
+  failover: describe(z.optional(Failover), 'Inputs of the regional failover model.'),
+  env: describe(
+    z._default(z.array(EnvDeclaration), []),
+    'Environment variables the plan may expand as ${NAME} (scrape URLs): nothing else is read from the environment. Values are secrets unless public: true.',
+  ),
 });
 
 /** `${…}` in a string: a well-formed reference has a variable name inside. */
@@ -383,26 +422,28 @@ export function envDeclarationName(d: z.output<typeof EnvDeclaration>): string {
  * The plan: its fields, and the rule that a `${NAME}` may only expand a variable the plan declares in
  * `env:` (SPEC §11), so a plan cannot read the runner's whole environment.
  */
-export const Plan = PlanFields.superRefine((plan, ctx) => {
-  const declared = new Set(plan.env.map(envDeclarationName));
-  for (const { path, url } of scrapeUrlFields(plan)) {
-    for (const ref of envReferences(url)) {
-      if (!ref.valid) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `\${NAME} references with a variable name (found \${${ref.name}})`,
-        });
-      } else if (!declared.has(ref.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `\${${ref.name}} declared in the top-level env: list (env: [${ref.name}]); a plan expands only the variables it declares`,
-        });
+export const Plan = PlanFields.check(
+  z.superRefine((plan, ctx) => {
+    const declared = new Set(plan.env.map(envDeclarationName));
+    for (const { path, url } of scrapeUrlFields(plan)) {
+      for (const ref of envReferences(url)) {
+        if (!ref.valid) {
+          ctx.addIssue({
+            code: 'custom',
+            path,
+            message: `\${NAME} references with a variable name (found \${${ref.name}})`,
+          });
+        } else if (!declared.has(ref.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path,
+            message: `\${${ref.name}} declared in the top-level env: list (env: [${ref.name}]); a plan expands only the variables it declares`,
+          });
+        }
       }
     }
-  }
-});
+  }),
+);
 
 export type Plan = z.output<typeof Plan>;
 export type PlanInput = z.input<typeof Plan>;

@@ -3,7 +3,7 @@
  * action or CLI beside the plan. A plan may narrow the policy, never widen it: a plan limit wider than the
  * policy's ceiling is a refusal naming both values, and the limits that apply are the stricter of the two.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Gate } from '../engine/gates.js';
 import { parseYamlDocument, type DocumentOptions, type ParsedDocument } from '../files/document.js';
 import { validateDocument } from '../files/validate.js';
@@ -18,31 +18,36 @@ export { PolicyError } from './policy-error.js';
 /** Largest policy file accepted: a policy is a page of limits; 64 KiB bounds parse memory with room to spare. */
 export const MAX_POLICY_BYTES = 64 * 1024;
 
-const AccountId = z.string().regex(/^\d{12}$/, { message: 'a 12-digit AWS account id (quote it in YAML)' });
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why).
+const AccountId = z
+  .string()
+  .check(z.regex(/^\d{12}$/, { message: 'a 12-digit AWS account id (quote it in YAML)' }));
 
 /** The policy file, validated by zod. Every field is optional: an absent field does not constrain. */
 export const Policy = z.strictObject({
-  version: z.literal(1).default(1),
-  ceilings: z
-    .strictObject({
-      maxTargets: z.number().int().positive().optional(),
-      maxPercent: z.number().gt(0).max(100).optional(),
-      maxActionDuration: Duration.optional(),
-      maxRunDuration: Duration.optional(),
-    })
-    .default({}),
+  version: z._default(z.literal(1), 1),
+  ceilings: z._default(
+    z.strictObject({
+      maxTargets: z.optional(z.number().check(z.int()).check(z.gt(0))),
+      maxPercent: z.optional(z.number().check(z.gt(0)).check(z.lte(100))),
+      maxActionDuration: z.optional(Duration),
+      maxRunDuration: z.optional(Duration),
+    }),
+    {},
+  ),
   /** Plan `environment` values allowed to run. */
-  environments: z.array(z.string().min(1)).optional(),
+  environments: z.optional(z.array(z.string().check(z.minLength(1)))),
   /** AWS account ids the plan's role, target and alarm ARNs may belong to. */
-  accounts: z.array(AccountId).optional(),
+  accounts: z.optional(z.array(AccountId)),
   /** Tag key → forbidden values, added to the plan's own. */
-  forbidTags: z.record(z.string(), z.array(z.string())).default({}),
+  forbidTags: z._default(z.record(z.string(), z.array(z.string())), {}),
   /** Tag key → value every target must carry, added to the plan's own. */
-  requireTags: z.record(z.string(), z.string()).default({}),
+  requireTags: z._default(z.record(z.string(), z.string()), {}),
   /** CloudWatch alarm ARNs that must be among the plan's `fis.stopConditions`. */
-  requiredStopConditions: z
-    .array(z.string().regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' }))
-    .default([]),
+  requiredStopConditions: z._default(
+    z.array(z.string().check(z.regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' }))),
+    [],
+  ),
 });
 export type Policy = z.output<typeof Policy>;
 

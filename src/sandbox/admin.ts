@@ -5,7 +5,7 @@
  * docs/sandbox.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { errorMessage } from '../errors/message.js';
 import { CanaryConfig, FisTimingsConfig, LoadConfig, defined, describeIssues } from './config.js';
 import type { Canary } from './canary.js';
@@ -30,36 +30,43 @@ export type AwsService = 'fis' | 'cloudwatch';
 /** A fault injected into the AWS stand-in's own API. */
 export const ApiFaultSpec = z
   .strictObject({
-    service: z.enum(['fis', 'cloudwatch', '*']).default('*'),
+    service: z._default(z.enum(['fis', 'cloudwatch', '*']), '*'),
     /** Operation name (e.g. `GetExperiment`, `GetMetricData`) or `*`. */
-    operation: z.string().min(1).default('*'),
+    operation: z._default(z.string().check(z.minLength(1)), '*'),
     kind: z.enum(['throttle', 'error', 'latency', 'drop']),
     /** HTTP status for `throttle` (400 or 429; default 429 for FIS, 400 for CloudWatch) and `error` (5xx, default 500). */
-    status: z.number().int().min(400).max(599).optional(),
+    status: z.optional(z.number().check(z.int()).check(z.gte(400)).check(z.lte(599))),
     /**
      * Added delay for `latency`. Up to 10 minutes, so a call that hangs far past any chaos-gate deadline
      * (a 220 s GetExperiment, say) can be staged; the client's deadline, not the fault, should end it.
      */
-    latencyMs: z.number().int().min(0).max(MAX_FAULT_LATENCY_MS).optional(),
+    latencyMs: z.optional(z.number().check(z.int()).check(z.gte(0)).check(z.lte(MAX_FAULT_LATENCY_MS))),
     /** Fire this many times, then go away. */
-    count: z.number().int().min(1).max(1_000_000).optional(),
+    count: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(1_000_000))),
     /** Stay for this long, then go away. */
-    durationMs: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 3600 * 1000)
-      .optional(),
+    durationMs: z.optional(
+      z
+        .number()
+        .check(z.int())
+        .check(z.gte(1))
+        .check(z.lte(24 * 3600 * 1000)),
+    ),
   })
-  .refine((f) => f.kind !== 'latency' || f.latencyMs !== undefined, {
-    message: 'latency faults need latencyMs',
-  })
-  .refine((f) => f.kind !== 'throttle' || f.status === undefined || f.status === 400 || f.status === 429, {
-    message: 'throttle status must be 400 or 429',
-  })
-  .refine((f) => f.kind !== 'error' || f.status === undefined || f.status >= 500, {
-    message: 'error status must be 5xx',
-  });
+  .check(
+    z.refine((f) => f.kind !== 'latency' || f.latencyMs !== undefined, {
+      message: 'latency faults need latencyMs',
+    }),
+  )
+  .check(
+    z.refine((f) => f.kind !== 'throttle' || f.status === undefined || f.status === 400 || f.status === 429, {
+      message: 'throttle status must be 400 or 429',
+    }),
+  )
+  .check(
+    z.refine((f) => f.kind !== 'error' || f.status === undefined || f.status >= 500, {
+      message: 'error status must be 5xx',
+    }),
+  );
 
 export type ApiFaultSpec = z.output<typeof ApiFaultSpec>;
 
@@ -158,7 +165,7 @@ function bad(message: string): Reply {
   return { status: 400, body: { error: message } };
 }
 
-function parse<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.output<T> | Reply {
+function parse<T extends z.ZodMiniType>(schema: T, raw: unknown, what: string): z.output<T> | Reply {
   const r = schema.safeParse(raw);
   return r.success ? r.data : bad(describeIssues(what, raw, r.error));
 }
@@ -167,18 +174,22 @@ function isReply(v: unknown): v is Reply {
 }
 
 const ForceFailure = z.strictObject({
-  experimentId: z.string().min(1).optional(),
-  code: z
-    .enum([
+  experimentId: z.optional(z.string().check(z.minLength(1))),
+  code: z._default(
+    z.enum([
       'ConfigurationFailure',
       'DependentServiceFailure',
       'InternalFailure',
       'InvalidTarget',
       'AuthorizationFailure',
       'QuotaExceededFailure',
-    ])
-    .default('InternalFailure'),
-  reason: z.string().min(1).max(512).default('Failure forced through the sandbox admin endpoint.'),
+    ]),
+    'InternalFailure',
+  ),
+  reason: z._default(
+    z.string().check(z.minLength(1)).check(z.maxLength(512)),
+    'Failure forced through the sandbox admin endpoint.',
+  ),
 });
 
 /** Answers one admin request (already read); pure routing over `deps`. */

@@ -3,94 +3,98 @@
  * load. Every field is optional; a bad field is reported with the file, the field, the value and what
  * is expected.
  */
-import { z } from 'zod';
+import type { $ZodError } from 'zod/v4/core';
+import * as z from 'zod/mini';
 import { DocumentError, type DocumentIssue } from '../files/document.js';
 import { loadYamlDocumentSync } from '../files/load.js';
 import { validateDocument } from '../files/validate.js';
+import '../files/zod.js';
 import { LOAD_TRANSPORTS, MAX_CONCURRENCY, MAX_RATE } from './loadgen.js';
 
-const Port = z.number().int().min(0).max(65535);
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why: a
+// classic schema anywhere in the bundle keeps all of zod in the chunk `validate` shares with it).
+const Port = z.number().check(z.int()).check(z.gte(0)).check(z.lte(65535));
 const Ms = z
   .number()
-  .min(0)
-  .max(12 * 3600 * 1000);
+  .check(z.gte(0))
+  .check(z.lte(12 * 3600 * 1000));
 
 /** FIS timings (see `FisTimings`). */
 export const FisTimingsConfig = z.strictObject({
-  pendingMs: Ms.optional(),
-  initiatingMs: Ms.optional(),
-  stoppingMs: Ms.optional(),
-  durationScale: z.number().gt(0).max(1000).optional(),
-  stopConditionPollMs: z.number().min(10).max(600_000).optional(),
-  leverEngagingMs: Ms.optional(),
+  pendingMs: z.optional(Ms),
+  initiatingMs: z.optional(Ms),
+  stoppingMs: z.optional(Ms),
+  durationScale: z.optional(z.number().check(z.gt(0)).check(z.lte(1000))),
+  stopConditionPollMs: z.optional(z.number().check(z.gte(10)).check(z.lte(600_000))),
+  leverEngagingMs: z.optional(Ms),
 });
 
 /** Canary behaviour (see `CanaryBehaviour`). */
 export const CanaryConfig = z.strictObject({
-  fallback: z.boolean().optional(),
-  baseLatencyMs: z.number().min(0).max(10_000).optional(),
-  dependencyTimeoutMs: z.number().min(0).max(60_000).optional(),
-  breakerThreshold: z.number().int().min(1).max(1000).optional(),
-  breakerResetMs: z.number().min(0).max(600_000).optional(),
-  errorBurstMs: z.number().min(0).max(600_000).optional(),
-  cpuStressLatencyMs: z.number().min(0).max(60_000).optional(),
+  fallback: z.optional(z.boolean()),
+  baseLatencyMs: z.optional(z.number().check(z.gte(0)).check(z.lte(10_000))),
+  dependencyTimeoutMs: z.optional(z.number().check(z.gte(0)).check(z.lte(60_000))),
+  breakerThreshold: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(1000))),
+  breakerResetMs: z.optional(z.number().check(z.gte(0)).check(z.lte(600_000))),
+  errorBurstMs: z.optional(z.number().check(z.gte(0)).check(z.lte(600_000))),
+  cpuStressLatencyMs: z.optional(z.number().check(z.gte(0)).check(z.lte(60_000))),
 });
 
 /** Load generator settings. */
 export const LoadConfig = z.strictObject({
-  enabled: z.boolean().optional(),
-  transport: z.enum(LOAD_TRANSPORTS).optional(),
-  rate: z.number().min(0).max(MAX_RATE).optional(),
-  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+  enabled: z.optional(z.boolean()),
+  transport: z.optional(z.enum(LOAD_TRANSPORTS)),
+  rate: z.optional(z.number().check(z.gte(0)).check(z.lte(MAX_RATE))),
+  concurrency: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(MAX_CONCURRENCY))),
 });
 
 /** The whole config file. */
 export const SandboxConfig = z.strictObject({
-  accountId: z
-    .string()
-    .regex(/^\d{12}$/, { message: 'a 12-digit account id' })
-    .optional(),
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'a Region such as us-east-1' })
-    .optional(),
-  ports: z
-    .strictObject({
-      aws: Port.optional(),
-      canary: Port.optional(),
-      admin: Port.optional(),
-      github: Port.optional(),
-    })
-    .optional(),
+  accountId: z.optional(z.string().check(z.regex(/^\d{12}$/, { message: 'a 12-digit account id' }))),
+  region: z.optional(
+    z.string().check(z.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'a Region such as us-east-1' })),
+  ),
+  ports: z.optional(
+    z.strictObject({
+      aws: z.optional(Port),
+      canary: z.optional(Port),
+      admin: z.optional(Port),
+      github: z.optional(Port),
+    }),
+  ),
   /**
    * Further accounts the stand-in holds (each a copy of the sandbox resources under its own account id),
    * for multi-account experiments; default one, `210987654321`.
    */
-  targetAccounts: z
-    .array(z.string().regex(/^\d{12}$/, { message: 'a 12-digit account id' }))
-    .max(10)
-    .optional(),
+  targetAccounts: z.optional(
+    z
+      .array(z.string().check(z.regex(/^\d{12}$/, { message: 'a 12-digit account id' })))
+      .check(z.maxLength(10)),
+  ),
   /**
    * When given, every AWS request must carry a valid SigV4 signature made with these credentials (any
    * other key is refused as AWS refuses it); without it any signature is accepted.
    */
-  credentials: z
-    .strictObject({
-      accessKeyId: z.string().min(16, { message: 'an access key id of at least 16 characters' }).max(128),
-      secretAccessKey: z.string().min(1),
-    })
-    .optional(),
-  fis: FisTimingsConfig.optional(),
-  canary: CanaryConfig.optional(),
-  load: LoadConfig.optional(),
+  credentials: z.optional(
+    z.strictObject({
+      accessKeyId: z
+        .string()
+        .check(z.minLength(16, { message: 'an access key id of at least 16 characters' }))
+        .check(z.maxLength(128)),
+      secretAccessKey: z.string().check(z.minLength(1)),
+    }),
+  ),
+  fis: z.optional(FisTimingsConfig),
+  canary: z.optional(CanaryConfig),
+  load: z.optional(LoadConfig),
   /** How often the canary publishes to CloudWatch and alarms are evaluated. */
-  publishIntervalMs: z.number().min(100).max(60_000).optional(),
+  publishIntervalMs: z.optional(z.number().check(z.gte(100)).check(z.lte(60_000))),
 });
 
 export type SandboxConfig = z.output<typeof SandboxConfig>;
 
 /** Formats zod issues as `<file>: <field>: <problem> (got <value>)` lines. */
-export function describeIssues(source: string, raw: unknown, error: z.ZodError): string {
+export function describeIssues(source: string, raw: unknown, error: $ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.join('.') || '(root)';

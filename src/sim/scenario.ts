@@ -3,7 +3,7 @@
  * behaves before, during and after the fault, and how the injector behaves. Times are offsets from the
  * injection (the start call) unless a field says otherwise.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   DocumentError,
   parseYamlDocument,
@@ -19,14 +19,16 @@ import { VERDICTS } from '../journal/types.js';
 /** Scenario files are small hand-written fixtures; anything larger is a mistake. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
 
-const RelativeTo = z.enum(['injection', 'start']).default('injection');
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why: a
+// classic schema anywhere in the bundle keeps all of zod in the chunk `validate` shares with it).
+const RelativeTo = z._default(z.enum(['injection', 'start']), 'injection');
 
 const Gap = z.strictObject({
   from: Duration,
   to: Duration,
   /** `no-data` (empty result) or `error` (the query failed). */
-  status: z.enum(['no-data', 'error']).default('no-data'),
-  message: z.string().optional(),
+  status: z._default(z.enum(['no-data', 'error']), 'no-data'),
+  message: z.optional(z.string()),
   relativeTo: RelativeTo,
 });
 
@@ -34,66 +36,66 @@ const Effect = z.strictObject({
   /** Value while the fault is on. */
   to: z.number(),
   /** `step` jumps to `to`; `ramp` moves linearly over `rampOver`. */
-  shape: z.enum(['step', 'ramp']).default('step'),
+  shape: z._default(z.enum(['step', 'ramp']), 'step'),
   /** Delay after the fault starts before the effect shows. */
-  delay: Duration.prefault('0s'),
-  rampOver: Duration.prefault('0s'),
+  delay: z.prefault(Duration, '0s'),
+  rampOver: z.prefault(Duration, '0s'),
   /** How long the effect outlasts the end of the fault. */
-  recoveryLag: Duration.prefault('0s'),
+  recoveryLag: z.prefault(Duration, '0s'),
 });
 
 const Series = z.strictObject({
   baseline: z.number(),
   /** Uniform noise amplitude: the value moves by up to ± noise. */
-  noise: z.number().nonnegative().default(0),
+  noise: z._default(z.number().check(z.gte(0)), 0),
   /** Clamp after noise (e.g. ratios stay within [0, 1]). */
-  min: z.number().optional(),
-  max: z.number().optional(),
-  effect: Effect.optional(),
-  gaps: z.array(Gap).default([]),
+  min: z.optional(z.number()),
+  max: z.optional(z.number()),
+  effect: z.optional(Effect),
+  gaps: z._default(z.array(Gap), []),
 });
 
 const Target = z.strictObject({
-  target: z.string().min(1),
-  arn: z.string().min(1),
-  tags: z.record(z.string(), z.string()).optional(),
+  target: z.string().check(z.minLength(1)),
+  arn: z.string().check(z.minLength(1)),
+  tags: z.optional(z.record(z.string(), z.string())),
 });
 
 const InjectorBehaviour = z.strictObject({
   /** Provision throws this message. */
-  provisionFails: z.string().optional(),
+  provisionFails: z.optional(z.string()),
   /** Start throws this message. */
-  startFails: z.string().optional(),
+  startFails: z.optional(z.string()),
   /** false: actions never reach `running` (FIS never confirms the fault). */
-  injected: z.boolean().default(true),
+  injected: z._default(z.boolean(), true),
   /** Time in `initiating` before the actions run. */
-  initiating: Duration.prefault('0s'),
+  initiating: z.prefault(Duration, '0s'),
   /** When the actions complete by themselves. */
-  actionDuration: Duration.prefault('60s'),
+  actionDuration: z.prefault(Duration, '60s'),
   /** `stopping` → `stopped` after a stop request or a stop condition. */
-  stopLatency: Duration.prefault('1s'),
+  stopLatency: z.prefault(Duration, '1s'),
   /** A stop condition fires at +at: FIS goes to `stopping`, then `stopped`. */
-  stopsAt: z
-    .strictObject({
+  stopsAt: z.optional(
+    z.strictObject({
       at: Duration,
-      reason: z.string().default('Stop condition triggered: lease alarm in ALARM'),
-    })
-    .optional(),
+      reason: z._default(z.string(), 'Stop condition triggered: lease alarm in ALARM'),
+    }),
+  ),
   /** FIS `failed` at +at with an error code. */
-  failsAt: z
-    .strictObject({
+  failsAt: z.optional(
+    z.strictObject({
       at: Duration,
-      errorCode: z.string().default('InternalFailure'),
-      reason: z.string().default('The experiment failed.'),
-    })
-    .optional(),
+      errorCode: z._default(z.string(), 'InternalFailure'),
+      reason: z._default(z.string(), 'The experiment failed.'),
+    }),
+  ),
   /** FIS `cancelled` at +at (safety lever engaged). */
-  cancelledAt: Duration.optional(),
+  cancelledAt: z.optional(Duration),
   /** Stop requests are accepted but the experiment keeps running. */
-  stopNeverVerified: z.boolean().default(false),
+  stopNeverVerified: z._default(z.boolean(), false),
   /** StopExperiment itself throws this message (the state machine still reacts unless stopNeverVerified). */
-  stopThrows: z.string().optional(),
-  targets: z.array(Target).default([
+  stopThrows: z.optional(z.string()),
+  targets: z._default(z.array(Target), [
     {
       target: 'primary',
       arn: 'arn:aws:elasticache:eu-west-1:111122223333:cluster:sim-primary-01',
@@ -104,28 +106,28 @@ const InjectorBehaviour = z.strictObject({
 
 /** The scenario file. */
 export const Scenario = z.strictObject({
-  version: z.literal(1).default(1),
-  description: z.string().optional(),
-  seed: z.number().int().default(1),
+  version: z._default(z.literal(1), 1),
+  description: z.optional(z.string()),
+  seed: z._default(z.number().check(z.int()), 1),
   /** Series by SLI or expectation name. */
   metrics: z.record(z.string(), Series),
   /** Requests per second; a window's count is rate × window. */
-  requests: Series.optional(),
-  injector: InjectorBehaviour.prefault({}),
+  requests: z.optional(Series),
+  injector: z.prefault(InjectorBehaviour, {}),
   /** A signal (as a cancelled CI job sends) at +at. */
-  signal: z
-    .strictObject({
+  signal: z.optional(
+    z.strictObject({
       at: Duration,
-      name: z.enum(['SIGINT', 'SIGTERM']).default('SIGINT'),
+      name: z._default(z.enum(['SIGINT', 'SIGTERM']), 'SIGINT'),
       relativeTo: RelativeTo,
-    })
-    .optional(),
+    }),
+  ),
   /** The abort file appears at +at. */
-  abortFileAt: Duration.optional(),
+  abortFileAt: z.optional(Duration),
   /** Every metric source throws from +at on (a bug in a source, not a measurement error). */
-  sourceThrowsAt: Duration.optional(),
+  sourceThrowsAt: z.optional(Duration),
   /** What the run should conclude (documents the fixture; tests check it). */
-  outcome: z.strictObject({ verdict: z.enum(VERDICTS) }).optional(),
+  outcome: z.optional(z.strictObject({ verdict: z.enum(VERDICTS) })),
 });
 
 export type Scenario = z.output<typeof Scenario>;

@@ -4,7 +4,8 @@
  * (the request takes effect, the response comes after `delayMs` — a client that timed out may retry a
  * create that landed). Added with `POST /_sandbox/faults` or `GitHubStandIn.faults.add`.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../../files/zod.js';
 
 /** GitHub's message for a secondary rate limit (REST docs, "About secondary rate limits"). */
 export const SECONDARY_RATE_LIMIT_MESSAGE =
@@ -18,30 +19,39 @@ export const SECONDARY_RATE_LIMIT_DOCS =
 export const MAX_GITHUB_FAULT_DELAY_MS = 120_000;
 
 /** A fault as requested: which operation, what answer, how many times. */
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why).
 export const GitHubFaultSpec = z
   .strictObject({
     /** GitHub operation id (`checks/create`, `checks/update`, `issues/create-comment`) or `*`. */
-    operation: z.string().min(1).default('*'),
+    operation: z._default(z.string().check(z.minLength(1)), '*'),
     kind: z.enum(['secondary-rate-limit', 'error', 'delay']),
     /** `secondary-rate-limit`: 403 (default) or 429. `error`: a 5xx (default 502). */
-    status: z.number().int().min(400).max(599).optional(),
+    status: z.optional(z.number().check(z.int()).check(z.gte(400)).check(z.lte(599))),
     /** `secondary-rate-limit`: the `Retry-After` header in seconds (default 1). */
-    retryAfter: z.number().int().min(0).max(3600).optional(),
+    retryAfter: z.optional(z.number().check(z.int()).check(z.gte(0)).check(z.lte(3600))),
     /** `delay`: how late the answer comes (ms). */
-    delayMs: z.number().int().min(1).max(MAX_GITHUB_FAULT_DELAY_MS).optional(),
+    delayMs: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(MAX_GITHUB_FAULT_DELAY_MS))),
     /** Answer this many matching requests, then go away (default: until removed). */
-    count: z.number().int().min(1).max(1_000_000).optional(),
+    count: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(1_000_000))),
   })
-  .refine(
-    (f) => f.kind !== 'secondary-rate-limit' || f.status === undefined || [403, 429].includes(f.status),
-    {
-      message: 'a secondary-rate-limit status must be 403 or 429',
-    },
+  .check(
+    z.refine(
+      (f) => f.kind !== 'secondary-rate-limit' || f.status === undefined || [403, 429].includes(f.status),
+      {
+        message: 'a secondary-rate-limit status must be 403 or 429',
+      },
+    ),
   )
-  .refine((f) => f.kind !== 'error' || f.status === undefined || f.status >= 500, {
-    message: 'an error status must be 5xx',
-  })
-  .refine((f) => f.kind !== 'delay' || f.delayMs !== undefined, { message: 'a delay fault needs delayMs' });
+  .check(
+    z.refine((f) => f.kind !== 'error' || f.status === undefined || f.status >= 500, {
+      message: 'an error status must be 5xx',
+    }),
+  )
+  .check(
+    z.refine((f) => f.kind !== 'delay' || f.delayMs !== undefined, {
+      message: 'a delay fault needs delayMs',
+    }),
+  );
 
 export type GitHubFaultSpec = z.input<typeof GitHubFaultSpec>;
 

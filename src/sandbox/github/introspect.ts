@@ -17,7 +17,9 @@
  * they are not logged as API requests and need no token (like the sandbox's admin endpoint).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import { $ZodError } from 'zod/v4/core';
+import * as z from 'zod/mini';
+import '../../files/zod.js';
 import type { GitHubState, PullSeed } from './state.js';
 import type { GitHubFaults } from './faults.js';
 import { errorMessage } from '../../errors/message.js';
@@ -29,16 +31,17 @@ export const INTROSPECTION_PREFIX = '/_sandbox/';
 const MAX_SEED_BODY_BYTES = 64 * 1024;
 
 /** A 40-hex commit SHA, as GitHub stores `head.sha`. */
-const SHA = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character lowercase hex commit SHA');
+// zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why).
+const SHA = z.string().check(z.regex(/^[0-9a-f]{40}$/, 'expected a 40-character lowercase hex commit SHA'));
 
 const PullSeedBody = z.strictObject({
-  owner: z.string().min(1),
-  repo: z.string().min(1),
+  owner: z.string().check(z.minLength(1)),
+  repo: z.string().check(z.minLength(1)),
   headSha: SHA,
-  baseSha: SHA.optional(),
-  headRef: z.string().min(1).optional(),
-  headOwner: z.string().min(1).optional(),
-  title: z.string().min(1).optional(),
+  baseSha: z.optional(SHA),
+  headRef: z.optional(z.string().check(z.minLength(1))),
+  headOwner: z.optional(z.string().check(z.minLength(1))),
+  title: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** What the introspection routes read: the stand-in's state and its logs. */
@@ -111,7 +114,8 @@ export function handleIntrospection(
         try {
           reply(res, 201, source.faults.add(raw as Parameters<GitHubFaults['add']>[0]));
         } catch (err) {
-          const issue = err instanceof z.ZodError ? err.issues[0] : undefined;
+          // zod/mini's `parse` throws core's error (classic's ZodError is a kind of it).
+          const issue = err instanceof $ZodError ? err.issues[0] : undefined;
           const field = issue?.path.join('.') || '(body)';
           reply(res, 400, {
             error: `POST ${INTROSPECTION_PREFIX}faults body: ${field}: ${issue?.message ?? String(err)}`,
