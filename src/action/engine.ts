@@ -16,6 +16,7 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
   const within = (p: string): string => (isAbsolute(p) ? p : resolve(workspace, p));
   const early = startEarlyReads({ region: inputs.awsRegion, env: process.env });
+  await early.sent();
   const { executeRun } = await import('../compose/run.js');
   const result = await executeRun({
     early,

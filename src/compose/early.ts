@@ -10,6 +10,7 @@
  * asks for the clients, after the plan has loaded. That is what brings the action's first AWS call
  * within its cold-start target (`npm run bench`, cold start).
  */
+import diagnostics from 'node:diagnostics_channel';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { AwsClients } from '../injector/aws/clients.js';
@@ -33,7 +34,21 @@ export interface EarlyReads {
   clients(): Promise<AwsClients>;
   /** The kill switch, whose first answer is already on its way. */
   killSwitch: KillSwitchProbe;
+  /**
+   * Settles once the kill-switch request has been created by Node's HTTP client (signed, its socket
+   * connecting), or once the read has ended without getting there (no credentials), or after `capMs`,
+   * whichever comes first. Never rejects. A front door that loads the rest of the run after it keeps that
+   * loading from running ahead of the request: Node 24 otherwise reads and compiles the run's 30-odd
+   * chunks while the SDK is still between its awaits, and the request leaves ~150 ms later.
+   */
+  sent(capMs?: number): Promise<void>;
 }
+
+/** Node's diagnostics channel for an HTTP client request being created (`node:http`). */
+const HTTP_REQUEST_CHANNEL = 'http.client.request.start';
+
+/** How long `sent()` waits at most: credentials from a web identity or a container take a request of their own. */
+export const EARLY_SEND_WAIT_MS = 100;
 
 /** Creates the CloudWatch client and sends the kill-switch read. Never throws: a failed read is the gate's. */
 export function startEarlyReads(o: {
@@ -44,6 +59,15 @@ export function startEarlyReads(o: {
   const region = resolveRegion({ region: o.region, env: o.env });
   const config = awsClientConfig(region);
   const cloudwatch = new CloudWatchClient(config);
+  // Node announces every HTTP request it creates on this channel; the first one after this point is the
+  // kill-switch read's (the socket's connect starts in the same tick).
+  let markSent = (): void => undefined;
+  const handedOver = new Promise<void>((resolve) => (markSent = resolve));
+  const onRequest = (): void => {
+    diagnostics.unsubscribe(HTTP_REQUEST_CHANNEL, onRequest);
+    markSent();
+  };
+  diagnostics.subscribe(HTTP_REQUEST_CHANNEL, onRequest);
   let clients: Promise<AwsClients> | undefined;
   const getClients = (): Promise<AwsClients> =>
     (clients ??= import('../injector/aws/clients.js').then((m) =>
@@ -55,7 +79,19 @@ export function startEarlyReads(o: {
         killSwitchStatus({ cloudwatch, fis: async () => (await getClients()).fis, region }, signal),
       ),
   };
-  return { region, clients: getClients, killSwitch: readAhead(probe, o.clock ?? systemClock) };
+  const killSwitch = readAhead(probe, o.clock ?? systemClock);
+  // A read that ends before its request is handed over (no credentials) also releases `sent()`.
+  const settled = killSwitch.first.then(
+    () => undefined,
+    () => undefined,
+  );
+  return {
+    region,
+    clients: getClients,
+    killSwitch,
+    sent: (capMs = EARLY_SEND_WAIT_MS) =>
+      Promise.race([handedOver, settled, new Promise<void>((resolve) => setTimeout(resolve, capMs).unref())]),
+  };
 }
 
 /**
@@ -67,11 +103,13 @@ export function readAhead(
   probe: KillSwitchProbe,
   clock: Clock,
   maxAgeMs = EARLY_READ_MAX_AGE_MS,
-): KillSwitchProbe {
+): KillSwitchProbe & { readonly first: ReturnType<KillSwitchProbe['engaged']> } {
   const sentAt = clock.now();
-  let early: ReturnType<KillSwitchProbe['engaged']> | undefined = probe.engaged();
-  early.catch(() => undefined);
+  const first = probe.engaged();
+  first.catch(() => undefined);
+  let early: typeof first | undefined = first;
   return {
+    first,
     engaged(signal) {
       const taken = early;
       early = undefined;

@@ -3,8 +3,13 @@
  * answer only while it is fresh, every later read is a new one, and an answer nobody takes is dropped
  * without an unhandled rejection.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { EARLY_READ_MAX_AGE_MS, readAhead } from '../../src/compose/early.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EARLY_READ_MAX_AGE_MS, readAhead, startEarlyReads } from '../../src/compose/early.js';
 import { VirtualClock } from '../../src/clock/clock.js';
 import type { KillSwitchProbe } from '../../src/injector/ports.js';
 
@@ -86,4 +91,64 @@ describe('readAhead', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(unhandled).toEqual([]);
   });
+});
+
+describe('startEarlyReads().sent()', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  /** A loopback endpoint that takes requests and never answers them (the read stays on its way). */
+  async function silentEndpoint(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+    const requests: string[] = [];
+    const held: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.headers['content-type'] ?? ''}`);
+      held.push(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      requests,
+      close: async () => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  const CAP_NEVER_REACHED_MS = 60_000;
+
+  // First: Node's HTTP channel is process-wide, and the other case leaves a read retrying on its way.
+  it('settles when the read ends before any request, for want of credentials', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-gate-early-'));
+    try {
+      vi.stubEnv('AWS_ENDPOINT_URL', 'http://127.0.0.1:9');
+      for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'])
+        vi.stubEnv(name, undefined);
+      vi.stubEnv('AWS_CONFIG_FILE', join(dir, 'config'));
+      vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', join(dir, 'credentials'));
+      vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+      const early = startEarlyReads({ region: 'eu-west-1', env: process.env });
+      await early.sent(CAP_NEVER_REACHED_MS);
+      await expect(early.killSwitch.engaged()).rejects.toThrow(/credentials/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('settles when the kill-switch request has been created, long before its answer or the cap', async () => {
+    const endpoint = await silentEndpoint();
+    try {
+      // The SDK reads its endpoint and credentials from the process's environment, as in a run.
+      vi.stubEnv('AWS_ENDPOINT_URL', endpoint.url);
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      const early = startEarlyReads({ region: 'eu-west-1', env: process.env });
+      await early.sent(CAP_NEVER_REACHED_MS);
+      await vi.waitFor(() => expect(endpoint.requests).toHaveLength(1), { timeout: 5_000 });
+    } finally {
+      await endpoint.close();
+    }
+  }, 20_000);
 });
