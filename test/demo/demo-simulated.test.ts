@@ -7,6 +7,8 @@ import type { Journal } from '../../src/journal/types.js';
 import { SIMULATED_TIMEOUT_MS, demoChildren, tellRun } from './child.js';
 
 const cli = demoChildren();
+/** Simulated seconds per wall second for the runs whose verdict is asserted (see the first test). */
+const SPEED = '15';
 
 describe('chaos-gate demo --simulated', () => {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-gate-demo-sim-'));
@@ -23,7 +25,7 @@ describe('chaos-gate demo --simulated', () => {
       expect(held.stdout, tellRun(held)).toContain('verdict: held (exit 0)');
       expect(held.code, tellRun(held)).toBe(0);
       const breach = await cli(
-        ['demo', '--simulated', '--breach', '--journal', join(dir, 'breach.json')],
+        ['demo', '--simulated', '--speed', SPEED, '--breach', '--journal', join(dir, 'breach.json')],
         SIMULATED_TIMEOUT_MS,
       );
       expect(breach.stdout, tellRun(breach)).toContain('verdict: aborted (exit 1)');
