@@ -1,4 +1,4 @@
 import { createRequire as __cgCreateRequire } from 'node:module';
 const require = __cgCreateRequire(import.meta.url);
-import{a as o,b as r}from"./chunks/chunk-OIK7IJJ3.js";import"./chunks/chunk-IQEBGGIF.js";import"./chunks/chunk-LKPMGJ6X.js";import{a as e}from"./chunks/chunk-T3NGVJDG.js";import"./chunks/chunk-7G6JGMPY.js";import"./chunks/chunk-PYQUZR4R.js";import"./chunks/chunk-25DXEFVI.js";process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED??="true";var t=o(process.env);if(t!==void 0)process.stdout.write(r(t)),process.exitCode=2;else{e();let{run:s}=await import("./chunks/main-GHFHS2RN.js");await s()}
+import{a as o,b as r}from"./chunks/chunk-OIK7IJJ3.js";import"./chunks/chunk-IQEBGGIF.js";import"./chunks/chunk-LKPMGJ6X.js";import{a as e}from"./chunks/chunk-T3NGVJDG.js";import"./chunks/chunk-7G6JGMPY.js";import"./chunks/chunk-PYQUZR4R.js";import"./chunks/chunk-25DXEFVI.js";process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED??="true";var t=o(process.env);if(t!==void 0)process.stdout.write(r(t)),process.exitCode=2;else{e();let{run:s}=await import("./chunks/main-N3AMY5HX.js");await s()}
 //# sourceMappingURL=action.js.map

@@ -14,7 +14,8 @@ import {
   StartExperimentCommand,
 } from '@aws-sdk/client-fis';
 import { DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
-import { createAwsClients, type AwsClients, type AwsOptions } from '../../src/injector/aws/clients.js';
+import { createAwsClients, type AwsClients } from '../../src/injector/aws/clients.js';
+import type { AwsOptions } from '../../src/injector/aws/config.js';
 import { createTaggingClient, tagsForArns } from '../../src/injector/aws/tagging.js';
 import {
   CloudWatchLease,

@@ -18,7 +18,7 @@ import {
   SETUP_ERROR_NAMES,
   setupErrorOf,
 } from '../../src/injector/aws/errors.js';
-import { asSetupError } from '../../src/injector/fis/probes.js';
+import { asSetupError } from '../../src/injector/aws/setup-error.js';
 import { SetupError } from '../../src/preflight/setup-error.js';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };

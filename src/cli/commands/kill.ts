@@ -3,7 +3,8 @@
  * only the AWS clients and the kill-switch module, so it works where a full run would not.
  */
 import { createAwsClients } from '../../injector/aws/clients.js';
-import { engageKillSwitch, killSwitchStatus, releaseKillSwitch } from '../../injector/fis/kill-switch.js';
+import { engageKillSwitch, releaseKillSwitch } from '../../injector/fis/kill-switch.js';
+import { killSwitchStatus } from '../../injector/fis/kill-switch-state.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 

@@ -17,7 +17,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { DEADLINES, withDeadline } from '../../net/deadline.js';
-import { awsClientConfig, type AwsOptions } from './clients.js';
+import { awsClientConfig, type AwsOptions } from './config.js';
 import type { TaggingSender } from './tagging.js';
 
 /** The environment variable naming the role chaos-gate assumes in each target account. */

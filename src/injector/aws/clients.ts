@@ -13,8 +13,6 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { addFisPatches } from '../fis/patches.js';
 import { awsClientConfig, resolveRegion, type AwsOptions } from './config.js';
 
-export { awsClientConfig, DEFAULT_REGION, fisEndpoint, resolveRegion, type AwsOptions } from './config.js';
-
 export interface AwsClients {
   fis: FisClient;
   cloudwatch: CloudWatchClient;

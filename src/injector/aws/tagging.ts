@@ -18,7 +18,7 @@ import type { ResolvedTarget } from '../injector.js';
 import type { CandidateCounter } from '../ports.js';
 import type { FisTarget } from '../../plan/schema.js';
 import { DEADLINES, sendWithin } from '../../net/deadline.js';
-import { awsClientConfig, type AwsOptions } from './clients.js';
+import { awsClientConfig, type AwsOptions } from './config.js';
 
 /** Most ARNs per GetResources call (model: `ResourceARNListForGet` length 1–100). */
 export const MAX_ARNS_PER_GET_RESOURCES = 100;

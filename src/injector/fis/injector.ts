@@ -38,14 +38,8 @@ import {
 import type { FisInputExtensions } from './patches.js';
 import type { TaggingSender } from '../aws/tagging.js';
 import { tagResolvedTargets } from './resolved-tags.js';
+import { TAG_ATTEMPT, TAG_DIGEST, TAG_PLAN, TAG_REPO, TAG_RUN, TAG_SERVICE, TAG_SHA } from './tags.js';
 import {
-  TAG_ATTEMPT,
-  TAG_DIGEST,
-  TAG_PLAN,
-  TAG_REPO,
-  TAG_RUN,
-  TAG_SERVICE,
-  TAG_SHA,
   TemplateError,
   clientToken,
   contentDigest,

@@ -17,8 +17,6 @@ import {
   type CloudWatchClient,
 } from '@aws-sdk/client-cloudwatch';
 import { ensureKillSwitchAlarm, KILL_SWITCH_ALARM } from './alarms.js';
-
-export { killSwitchStatus } from './kill-switch-state.js';
 import { getSafetyLever, updateSafetyLever, type LeverResult } from './safety-lever.js';
 import { TAG_PLAN } from './tags.js';
 import { errorMessage } from '../../errors/message.js';

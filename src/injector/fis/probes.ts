@@ -26,8 +26,6 @@ interface Clients {
 
 const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
 
-export { asSetupError } from '../aws/setup-error.js';
-
 export function killSwitchProbe(clients: Clients): KillSwitchProbe {
   return { engaged: (signal) => classified(() => killSwitchStatus(clients, signal)) };
 }

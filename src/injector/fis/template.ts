@@ -20,19 +20,6 @@ export const FIS_MAX_DESCRIPTION = 512;
  */
 export const FIS_DEFAULT_REPORT_WINDOW = 'PT20M';
 
-/** Tags chaos-gate writes for its own bookkeeping; they are not template content (tags.ts). */
-export {
-  CHAOS_GATE_TAG_PREFIX,
-  TAG_ATTEMPT,
-  TAG_DIGEST,
-  TAG_PLAN,
-  TAG_PLAN_DIGEST,
-  TAG_REPO,
-  TAG_RUN,
-  TAG_SERVICE,
-  TAG_SHA,
-} from './tags.js';
-
 export interface StopCondition {
   source: string;
   value?: string;
