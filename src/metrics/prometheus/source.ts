@@ -431,8 +431,9 @@ export class PrometheusSource implements MetricSource {
   }
 
   /**
-   * Why the answer to query `key` is not for `at`: its sample time is off (see `sampleTimeProblem`) or
-   * did not advance since this query's previous, earlier read. Records the sample time for the next read.
+   * Why the answer to query `key` is not for `at`: the sample time of this query's previous, earlier
+   * read again (a frozen answer), a sample time off `at` (see `sampleTimeProblem`), or one that went
+   * back. Records the sample time for the next read.
    */
   private staleness(key: string, data: QueryData, at: number, windowMs: number): string | undefined {
     const sampleMs = sampleTimeOf(data);
@@ -441,10 +442,16 @@ export class PrometheusSource implements MetricSource {
     if (previous === undefined || at > previous.at) {
       this.lastSample.set(key, { at, sampleMs: Math.max(sampleMs, previous?.sampleMs ?? -Infinity) });
     }
-    if (previous !== undefined && at > previous.at && sampleMs <= previous.sampleMs) {
-      return `frozen: the sample time ${isoOf(sampleMs)} did not advance since the read at ${isoOf(previous.at)} (answered for ${isoOf(previous.sampleMs)}), though this read asked for ${seconds(at - previous.at)} later`;
+    const later = previous !== undefined && at > previous.at;
+    if (later && sampleMs === previous.sampleMs) {
+      return `frozen: the answer is stamped ${isoOf(sampleMs)} again, as at the read for ${isoOf(previous.at)}, though this read asked for ${seconds(at - previous.at)} later`;
     }
-    return sampleTimeProblem(sampleMs, at, this.now(), windowMs);
+    const off = sampleTimeProblem(sampleMs, at, this.now(), windowMs);
+    if (off !== undefined) return off;
+    if (later && sampleMs < previous.sampleMs) {
+      return `frozen: the answer is stamped ${isoOf(sampleMs)}, before the previous answer's ${isoOf(previous.sampleMs)}, though this read asked for ${seconds(at - previous.at)} later`;
+    }
+    return undefined;
   }
 
   /**
