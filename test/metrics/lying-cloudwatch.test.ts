@@ -115,7 +115,7 @@ describe('datapoints out of time', () => {
     expect(r).toMatchObject({
       status: 'no-data',
       value: null,
-      error: `from the future: a datapoint is stamped ${new Date(future).toISOString()}, 3600.0 s after the tick (${new Date(AT).toISOString()}); tolerance 1 s`,
+      error: `from the future: a datapoint is stamped ${new Date(future).toISOString()}, 3600.0 s after the tick (${new Date(AT).toISOString()}); tolerance 1.0 s`,
     });
   });
 

@@ -158,7 +158,7 @@ describe('counter increases between two scrapes', () => {
       value: null,
       status: 'no-data',
       error:
-        'from the future: a sample is stamped 1970-01-01T00:00:32.000Z, 12.0 s after the scrape; tolerance 1 s',
+        'from the future: a sample is stamped 1970-01-01T00:00:32.000Z, 12.0 s after the scrape; tolerance 1.0 s',
     });
     // Stamped 1 s after the scrape: within the tolerance.
     expect(evaluateScrape(increase('x_total'), before, snap(20_000, 'x_total 5 21000'))).toEqual({

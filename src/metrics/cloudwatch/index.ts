@@ -326,7 +326,7 @@ export function evaluateDatapoints(
       return noData(`malformed answer: datapoint ${k + 1} has no time`);
     if (t - w.at > SAMPLE_TIME_TOLERANCE_MS) {
       return noData(
-        `from the future: a datapoint is stamped ${new Date(t).toISOString()}, ${((t - w.at) / 1000).toFixed(1)} s after the tick (${new Date(w.at).toISOString()}); tolerance ${SAMPLE_TIME_TOLERANCE_MS / 1000} s`,
+        `from the future: a datapoint is stamped ${new Date(t).toISOString()}, ${((t - w.at) / 1000).toFixed(1)} s after the tick (${new Date(w.at).toISOString()}); tolerance ${(SAMPLE_TIME_TOLERANCE_MS / 1000).toFixed(1)} s`,
       );
     }
     if (t < w.from) {

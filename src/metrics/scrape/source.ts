@@ -205,7 +205,7 @@ class Stamps {
   /** Why these samples are not the endpoint's state at `at` over `windowMs`, if they are not. */
   problem(at: number, windowMs: number): string | undefined {
     if (this.newest - at > SAMPLE_TIME_TOLERANCE_MS) {
-      return `from the future: a sample is stamped ${new Date(this.newest).toISOString()}, ${((this.newest - at) / 1000).toFixed(1)} s after the scrape; tolerance ${SAMPLE_TIME_TOLERANCE_MS / 1000} s`;
+      return `from the future: a sample is stamped ${new Date(this.newest).toISOString()}, ${((this.newest - at) / 1000).toFixed(1)} s after the scrape; tolerance ${(SAMPLE_TIME_TOLERANCE_MS / 1000).toFixed(1)} s`;
     }
     if (at - this.oldest > windowMs + SAMPLE_TIME_TOLERANCE_MS) {
       return `stale: a sample is stamped ${new Date(this.oldest).toISOString()}, ${((at - this.oldest) / 1000).toFixed(1)} s before the scrape, older than the reading's ${(windowMs / 1000).toFixed(1)} s window`;
