@@ -162,7 +162,8 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id, runKey);
   const who: RunIdentity = { owner: runKey, runId: o.runId, attempt: o.attempt, planId: plan.id };
   const ssm = createSsmClient({ region: clients.region });
-  const claims = new SsmClaims(ssm, () => clock.now(), o.signal);
+  // Not the run's signal: a cancelled run must still release its claims (each call has its own deadline).
+  const claims = new SsmClaims(ssm, () => clock.now());
   const reservations = new BudgetReservations(claims, who, clock);
   const ledger = ledgerReader(clients.cloudwatch);
   const tagging = createTaggingClient({ region: clients.region });

@@ -99,7 +99,10 @@ export class SsmRunClaim implements RunClaim {
     const started = clock.now();
     const deadline = started + this.o.queueTimeoutMs;
     const poll = this.o.pollMs ?? CLAIM_POLL_MS;
+    let last = '';
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted)
+        return { ok: false, verdict: 'not-run', reason: `cancelled while queued: ${last || 'before the claim'}` };
       let blocker = await this.claimAll(arns).then((b) =>
         b ? `target ${b.arn} is claimed by ${holderText(b.holder)}` : undefined,
       );
@@ -112,6 +115,7 @@ export class SsmRunClaim implements RunClaim {
         }
       }
       if (!blocker) break;
+      last = blocker;
       const waited = clock.now() - started;
       if (signal?.aborted)
         return { ok: false, verdict: 'not-run', reason: `cancelled while queued: ${blocker}` };
