@@ -6,7 +6,6 @@
  * and preflight see interfaces.
  */
 import { dirname } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
 import { runGates } from './gates.js';
@@ -157,8 +156,11 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const prometheus = fromInputs && { ...fromInputs, clock };
   const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
   await o.onPlanLoaded?.(loaded);
-  // This run's key: unique per run even when two runners share a run id and attempt (a matrix job).
-  const runKey = keyOf(`${o.runId}:${o.attempt}:${randomUUID()}`).slice(0, 12);
+  // This run's key: its lease alarm, heartbeat dimension and the owner of its claims. It is the run's
+  // identity (run id, attempt, plan), not the process's: a step retried with the same run id and attempt
+  // is the same run — its start returns the experiment the first try started (the FIS client token) —
+  // and must keep that run's lease and claims, not queue behind them.
+  const runKey = runKeyOf(o.runId, o.attempt, plan.id);
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id, runKey);
   const who: RunIdentity = { owner: runKey, runId: o.runId, attempt: o.attempt, planId: plan.id };
   const ssm = createSsmClient({ region: clients.region });
@@ -279,6 +281,11 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       ...(o.sha ? { sha: o.sha } : {}),
     },
   });
+}
+
+/** The key of a run: 12 hex of SHA-256 over its run id, attempt and plan. */
+export function runKeyOf(runId: string, attempt: number, planId: string): string {
+  return keyOf(`${runId}\n${attempt}\n${planId}`).slice(0, 12);
 }
 
 /** Margin of a claim's life beyond the run's planned fault and recovery: stop verification, slow calls. */

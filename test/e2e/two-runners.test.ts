@@ -46,9 +46,19 @@ function overlapping(runs: ActionRun[]): [ActionRun, ActionRun][] {
   return out;
 }
 
+/** One runner: its own run id, as two pull requests' workflow runs have. */
 function run(plan: string, name: string, extra: string[]): { child: CliChild; journalPath: string } {
   const journalPath = path.join(e2e.dir, `${name}.journal.json`);
-  const child = e2e.cli(['run', path.join(PLANS, plan), '--journal', journalPath, '--json', ...extra]);
+  const child = e2e.cli([
+    'run',
+    path.join(PLANS, plan),
+    '--journal',
+    journalPath,
+    '--json',
+    '--run-id',
+    `two-runners-${name}`,
+    ...extra,
+  ]);
   return { child, journalPath };
 }
 
