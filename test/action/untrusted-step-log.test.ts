@@ -94,14 +94,18 @@ describe('the step log with hostile Prometheus error text and plan title', () =>
     expect(reason).toContain('::add-mask::hunter2');
 
     const commands = lines.flatMap((l) => parseRunnerLine(l) ?? []);
-    expect(commands.filter((c) => !OURS.has(c.command)), text).toEqual([]);
+    expect(
+      commands.filter((c) => !OURS.has(c.command)),
+      text,
+    ).toEqual([]);
     const errors = commands.filter((c) => c.command === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]!.properties).toBe('title=chaos-gate%3A inconclusive');
     expect(unescapeData(errors[0]!.data)).toBe(reason);
     // Every group is one of our phases, opened once and closed.
     const groups = commands.filter((c) => c.command === 'group').map((c) => c.data);
-    for (const g of groups) expect(g).toMatch(/^chaos-gate: (preflight|provision|steady state|fault|recovery)$/);
+    for (const g of groups)
+      expect(g).toMatch(/^chaos-gate: (preflight|provision|steady state|fault|recovery)$/);
     expect(commands.filter((c) => c.command === 'endgroup')).toHaveLength(groups.length);
 
     // Shown, not executed: the abort line quotes the error on one line, the verdict line the reason.
