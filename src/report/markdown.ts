@@ -132,7 +132,7 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
   const valued = points
     .filter((p) => p.v.value !== null && Number.isFinite(p.v.value))
     .map((p) => ({ t: secondsFrom(origin, p.m.at), v: p.v.value as number, bound: p.v.bound }));
-  if (valued.length === 0) return [`_${name}: no values to chart._`];
+  if (valued.length === 0) return [`_${mdText(name)}: no values to chart._`];
   const grid = chartGrid(valued[0]!.t, valued[valued.length - 1]!.t, j.intervalMs / 1000);
   const at = (k: number): number => grid.from + k * grid.step;
 
