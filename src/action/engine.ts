@@ -7,6 +7,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { startEarlyReads } from '../compose/early.js';
 import { redact } from '../security/redact.js';
+import { logLines } from '../security/log-text.js';
 import type { Journal } from '../journal/types.js';
 import type { GateRequest } from './run.js';
 
@@ -42,7 +43,7 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
     onExperimentId: (id) => req.onExperimentId(id),
     onTick: req.onTick,
     onEvent: req.onEvent,
-    log: (line) => process.stdout.write(`chaos-gate: ${redact(line)}\n`),
+    log: (line) => process.stdout.write(`chaos-gate: ${logLines(redact(line))}\n`),
   });
   return result.journal;
 }

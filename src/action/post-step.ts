@@ -14,6 +14,7 @@ import { GitHubReporter, type GitHubReporterOptions } from '../report/github.js'
 import { githubContextFromEnv } from './context.js';
 import { STATE } from './state.js';
 import { errorMessage } from '../errors/message.js';
+import { mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
 
 /** The outcome of stopping an experiment: `verified` only once FIS reports a terminal state. */
 export interface StopOutcome {
@@ -93,13 +94,12 @@ export async function runPostStep(
         outcome = { verified: false, detail: errorMessage(err) };
       }
       verified = outcome.verified;
-      if (verified) lines.push(`Experiment \`${experimentId}\`: stop verified (${outcome.detail}).`);
+      if (verified)
+        lines.push(`Experiment ${mdCode(experimentId)}: stop verified (${mdText(outcome.detail)}).`);
       else {
         lines.push(
-          `Experiment \`${experimentId}\`: the stop could NOT be verified (${outcome.detail}). Stop it by hand:`,
-          '```',
-          manualStopCommands(experimentId, region),
-          '```',
+          `Experiment ${mdCode(experimentId)}: the stop could NOT be verified (${mdText(outcome.detail)}). Stop it by hand:`,
+          mdCodeBlock(manualStopCommands(experimentId, region)),
         );
       }
     } else {

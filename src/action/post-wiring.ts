@@ -2,6 +2,7 @@
 import * as core from '@actions/core';
 import { FisClient, GetExperimentCommand, StopExperimentCommand } from '@aws-sdk/client-fis';
 import type { PostDeps, StopOutcome } from './post-step.js';
+import { logLines } from '../security/log-text.js';
 
 /** How long the post step waits for FIS to confirm a stop; GitHub allows a post step minutes, not hours. */
 const STOP_VERIFY_TIMEOUT_MS = 60_000;
@@ -39,7 +40,7 @@ export function defaultPostDeps(): PostDeps {
     getState: (name) => core.getState(name),
     githubToken: core.getInput('github-token') || undefined,
     env: process.env,
-    log: { info: (m) => core.info(m), warning: (m) => core.warning(m) },
+    log: { info: (m) => core.info(logLines(m)), warning: (m) => core.warning(m) },
     setFailed: (m) => core.setFailed(m),
     stopExperiment: (id, region) => stopWithFis(new FisClient(region ? { region } : {}), id),
   };

@@ -22,6 +22,8 @@ import { JOB_SUMMARY_LIMIT_BYTES, trimToLimit } from '../report/limits.js';
 import { decideTrust, githubContextFromEnv, pullLookup, readEvent, runUrl } from './context.js';
 import { isBadInput } from '../errors/bad-input.js';
 import { redact, redactDeep } from '../security/redact.js';
+import { forLog, logLines } from '../security/log-text.js';
+import { mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
 import type { ActionInputs } from './inputs.js';
 import { STATE } from './state.js';
 import { outputsFromJournal, outputsWithoutJournal, type ActionOutputs } from './outputs.js';
@@ -111,11 +113,14 @@ function message(err: unknown): string {
 
 /**
  * The action's writer with every registered secret masked (SPEC §11): log lines, outputs and the job
- * summary all pass through the one redactor, whoever built the text.
+ * summary all pass through the one redactor, whoever built the text. A plain log line also loses its
+ * workflow-command markers (`logLines`): `core.info` writes it to stdout as it is, where the runner
+ * would read `::add-mask::` or `##[error]` in it as a command. Annotations and groups need no such
+ * step: `@actions/core` escapes their message and properties into the command it writes.
  */
 export function redactingCore(core: ActionCore): ActionCore {
   return {
-    info: (m) => core.info(redact(m)),
+    info: (m) => core.info(logLines(redact(m))),
     warning: (m) => core.warning(redact(m)),
     notice: (m, title) => core.notice(redact(m), title === undefined ? undefined : redact(title)),
     ...(core.error
@@ -124,8 +129,10 @@ export function redactingCore(core: ActionCore): ActionCore {
             core.error?.(redact(m), title === undefined ? undefined : redact(title)),
         }
       : {}),
-    ...(core.startGroup ? { startGroup: (name: string) => core.startGroup?.(redact(name)) } : {}),
-    ...(core.endGroup ? { endGroup: () => core.endGroup?.() } : {}),
+    // Without the core's own groups, the group commands are written as lines here, past `logLines`.
+    startGroup: (name: string) =>
+      core.startGroup ? core.startGroup(redact(name)) : core.info(`::group::${forLog(redact(name))}`),
+    endGroup: () => (core.endGroup ? core.endGroup() : core.info('::endgroup::')),
     setOutput: (n, v) => core.setOutput(n, redact(v)),
     saveState: (n, v) => core.saveState(n, v),
     writeSummary: (markdown) => core.writeSummary(redact(markdown)),
@@ -137,19 +144,19 @@ export function redactingCore(core: ActionCore): ActionCore {
  * (`::error title=chaos-gate: aborted::<reason>`; a notice for held) so the run's summary page shows why.
  */
 export function announceVerdict(core: ActionCore, verdict: Verdict, reason: string): void {
-  core.info(`chaos-gate: ${verdict} — ${reason}`);
+  core.info(`chaos-gate: ${verdict} — ${forLog(reason)}`);
   const title = `chaos-gate: ${verdict}`;
   if (verdict === 'held') core.notice(reason, title);
   else if (core.error) core.error(reason, title);
   else core.warning(`${title}: ${reason}`);
 }
 
-/** The step log over `core`: groups where the core has them, else the workflow commands as lines. */
+/** The step log over `core` (a `redactingCore`, which always has groups: see there). */
 function openStepLog(core: ActionCore): StepLog {
   return stepLog({
     info: (line) => core.info(line),
-    startGroup: (name) => (core.startGroup ? core.startGroup(name) : core.info(`::group::${name}`)),
-    endGroup: () => (core.endGroup ? core.endGroup() : core.info('::endgroup::')),
+    startGroup: (name) => core.startGroup?.(name),
+    endGroup: () => core.endGroup?.(),
   });
 }
 
@@ -164,7 +171,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   if (inputs.command === 'validate') {
     const r = await deps.validatePlan(inputs, planFile);
     core.info(r.text);
-    await core.writeSummary(`### chaos-gate validate \`${planPath}\`\n\n\`\`\`\n${r.text}\n\`\`\`\n`);
+    await core.writeSummary(`### chaos-gate validate ${mdCode(planPath)}\n\n${mdCodeBlock(r.text)}\n`);
     if (r.exitCode !== 0) announceVerdict(core, 'refused', r.text);
     return r.exitCode;
   }
@@ -200,7 +207,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   if (!trust.trusted) {
     const reason = `run refuses: ${trust.why}. Only code from this repository may start a fault injection; use command: plan to review a plan from a fork (docs/security.md)`;
     setOutputs(core, outputsWithoutJournal('refused', reason));
-    await core.writeSummary(`## ⛔ refused\n\n> ${reason}\n`);
+    await core.writeSummary(`## ⛔ refused\n\n> ${mdText(reason)}\n`);
     announceVerdict(core, 'refused', reason);
     return EXIT_CODES.refused;
   }
@@ -256,7 +263,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       if (await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason))
         core.saveState(STATE.checkRunCompleted, 'true');
       await core.writeSummary(
-        jobSummary(`## ⛔ refused\n\n\`\`\`\n${reason}\n\`\`\`\n`, reporter?.fallbacks ?? []),
+        jobSummary(`## ⛔ refused\n\n${mdCodeBlock(reason)}\n`, reporter?.fallbacks ?? []),
       );
       announceVerdict(core, 'refused', reason);
       return EXIT_CODES.refused;
@@ -274,7 +281,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     setOutputs(core, outputsWithoutJournal('failed', reason));
     if (await reporter?.finishCheck('failure', 'failed: no verdict', reason))
       core.saveState(STATE.checkRunCompleted, 'true');
-    await core.writeSummary(jobSummary(`## 💥 failed\n\n> ${reason}\n`, reporter?.fallbacks ?? []));
+    await core.writeSummary(jobSummary(`## 💥 failed\n\n> ${mdText(reason)}\n`, reporter?.fallbacks ?? []));
     announceVerdict(core, 'failed', reason);
     return EXIT_CODES.failed;
   }

@@ -7,6 +7,7 @@ import { UsageError, type CliIo } from './command.js';
 import { isBadInput } from '../errors/bad-input.js';
 import { registerEnvironmentSecrets } from '../security/environment.js';
 import { redact } from '../security/redact.js';
+import { logLines } from '../security/log-text.js';
 import { cliVersion } from './version.js';
 
 /** Exit code for bad usage, unreadable input and refusals (the README's exit-code table). */
@@ -96,8 +97,9 @@ export async function runProcess(): Promise<void> {
   // redactor (commands register what they read: Prometheus settings, plan variables, SigV4 keys).
   registerEnvironmentSecrets(process.env);
   const code = await main(process.argv.slice(2), {
-    out: (t) => process.stdout.write(redact(t) + '\n'),
-    err: (t) => process.stderr.write(redact(t) + '\n'),
+    // A line of untrusted text cannot issue a CI system's workflow command (security/log-text.ts).
+    out: (t) => process.stdout.write(logLines(redact(t)) + '\n'),
+    err: (t) => process.stderr.write(logLines(redact(t)) + '\n'),
     tty: Boolean(process.stdout.isTTY),
     errTty: Boolean(process.stderr.isTTY),
     env: process.env,

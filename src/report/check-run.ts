@@ -6,6 +6,7 @@
  */
 import type { Journal, JournalEvent } from '../journal/types.js';
 import { redactDeep } from '../security/redact.js';
+import { mdCell, mdText } from '../security/markdown-text.js';
 import { formatValue } from '../journal/format.js';
 import {
   breachEpisodes,
@@ -17,6 +18,7 @@ import {
   DEFAULT_CONCLUSIONS,
   fisConsoleUrl,
   isoTime,
+  keyValueMarkdown,
   keyValueTable,
   measurementCell,
   sliStats,
@@ -269,9 +271,12 @@ function shorten(text: string, max: number): string {
 /** The headline block shared by the check summary and the PR comment. */
 export function verdictHeader(journal: Journal): string {
   const lines = [`## ${verdictLabel(journal.verdict)} · ${code(journal.planId)}`, ''];
-  lines.push(`> ${journal.reason ?? 'The run did not finish: no verdict was recorded.'}`, '');
   lines.push(
-    `**${journal.title}**: ${code(journal.service)} in ${code(journal.environment)}, plan digest ${code(journal.planDigest.slice(0, 12))}`,
+    `> ${journal.reason === null ? 'The run did not finish: no verdict was recorded.' : mdText(journal.reason)}`,
+    '',
+  );
+  lines.push(
+    `**${mdText(journal.title)}**: ${code(journal.service)} in ${code(journal.environment)}, plan digest ${code(journal.planDigest.slice(0, 12))}`,
   );
   return lines.join('\n');
 }
@@ -283,19 +288,19 @@ export function factsTable(journal: Journal): string {
     const link = journal.region
       ? ` ([FIS console](${fisConsoleUrl(journal.region, journal.experimentId)}))`
       : '';
-    rows.push(['experiment', `\`${journal.experimentId}\`${link}`]);
+    rows.push(['experiment', `${code(journal.experimentId)}${link}`]);
   }
   const targets = journal.resolvedTargets ?? [];
   if (targets.length)
-    rows.push(['targets', `${targets.length}: ${targets.map((t) => `\`${t.arn}\``).join(', ')}`]);
+    rows.push(['targets', `${targets.length}: ${targets.map((t) => code(t.arn)).join(', ')}`]);
   const timings = timingRows(journal);
-  rows.push(...timings);
+  rows.push(...timings.map(([k, v]): [string, string] => [mdCell(k), mdCell(v)]));
   rows.push([
     'run',
-    `${journal.runId}${journal.attempt ? ` (attempt ${journal.attempt})` : ''}, started ${isoTime(journal.startedAt)}`,
+    `${mdCell(journal.runId)}${journal.attempt ? ` (attempt ${journal.attempt})` : ''}, started ${isoTime(journal.startedAt)}`,
   ]);
   // Offsets without their origin are ambiguous (injection? start?), so the table says which it is.
-  return timings.length ? `${keyValueTable(rows)}\n\n${clockNote(journal)}` : keyValueTable(rows);
+  return timings.length ? `${keyValueMarkdown(rows)}\n\n${clockNote(journal)}` : keyValueMarkdown(rows);
 }
 
 /** The per-SLI table over the fault window. */

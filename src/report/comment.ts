@@ -8,6 +8,7 @@ import { cell, code, commentMarker, keyValueTable } from './common.js';
 import { factsTable, sliTable, verdictHeader } from './check-run.js';
 import { COMMENT_BODY_LIMIT, trimToLimit } from './limits.js';
 import { redact } from '../security/redact.js';
+import { mdText } from '../security/markdown-text.js';
 
 /** What `chaos-gate plan` computed about a plan, for review before anything runs. */
 export interface PlanReview {
@@ -61,7 +62,7 @@ function reviewBody(r: PlanReview): string {
   const status = r.refusals.length ? `⛔ would be refused (${r.refusals.length})` : '📋 ready to run';
   parts.push(`## ${status} · ${code(r.planId)}`);
   parts.push(
-    `**${r.title}**: ${code(r.service)} in ${code(r.environment)}, plan digest ${code(r.digest.slice(0, 12))}${r.planPath ? `, file ${code(r.planPath)}` : ''}`,
+    `**${mdText(r.title)}**: ${code(r.service)} in ${code(r.environment)}, plan digest ${code(r.digest.slice(0, 12))}${r.planPath ? `, file ${code(r.planPath)}` : ''}`,
   );
   if (r.refusals.length) {
     parts.push(
@@ -74,9 +75,9 @@ function reviewBody(r: PlanReview): string {
     );
   }
   for (const s of r.sections) {
-    parts.push(`### ${s.heading}`);
+    parts.push(`### ${mdText(s.heading)}`);
     if (s.rows.length) parts.push(keyValueTable(s.rows));
-    if (s.note) parts.push(s.note);
+    if (s.note) parts.push(mdText(s.note));
   }
   return parts.join('\n\n');
 }

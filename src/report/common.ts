@@ -6,6 +6,7 @@
 import type { Journal, Measurement, Verdict } from '../journal/types.js';
 import { formatOffset, formatSeconds, formatValue, offsetSeconds, timeOrigin } from '../journal/format.js';
 import { formatDuration } from '../plan/duration.js';
+import { mdCell, mdCode } from '../security/markdown-text.js';
 
 /** Check-run conclusions chaos-gate sets (a subset of GitHub's enum). */
 export type Conclusion = 'success' | 'failure' | 'neutral' | 'skipped' | 'cancelled';
@@ -69,7 +70,8 @@ export function findingsMarker(planId: string): string {
 
 /** The AWS console page of an experiment. */
 export function fisConsoleUrl(region: string, experimentId: string): string {
-  return `https://${region}.console.aws.amazon.com/fis/home?region=${region}#ExperimentDetails:ExperimentId=${encodeURIComponent(experimentId)}`;
+  const r = encodeURIComponent(region);
+  return `https://${r}.console.aws.amazon.com/fis/home?region=${r}#ExperimentDetails:ExperimentId=${encodeURIComponent(experimentId)}`;
 }
 
 /** `2026-01-01T00:00:05Z`: UTC, seconds precision unless milliseconds matter. */
@@ -108,16 +110,18 @@ export function steadySpan(journal: Journal): string | undefined {
     : `${when(journal, first.at)} to ${when(journal, last.at)} (${count})`;
 }
 
-/** Escapes a value for a Markdown table cell. */
-export function cell(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replaceAll('\n', ' ');
-}
+/** A value (plain text, possibly untrusted) as the content of a Markdown table cell. */
+export const cell = mdCell;
 
-/** Wraps text in inline code, choosing a fence that the text does not contain. */
-export function code(text: string): string {
-  const fence = text.includes('`') ? '``' : '`';
-  const pad = fence.length > 1 ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
+/** A value (plain text, possibly untrusted) as inline code (see `mdCode`). */
+export const code = mdCode;
+
+/**
+ * Markdown of our own (its values already through `mdText`/`mdCode`) fitted into one table cell: on
+ * one line, with our own pipes escaped.
+ */
+export function markdownCell(markdown: string): string {
+  return markdown.replace(/\r\n|\r|\n/g, ' ').replaceAll('|', '\\|');
 }
 
 export interface SliStats {
@@ -257,8 +261,15 @@ export function budgetRows(journal: Journal): [string, string][] {
   return rows;
 }
 
-/** A two-column Markdown table. */
+/** A two-column Markdown table of plain-text rows (every key and value is neutralised). */
 export function keyValueTable(rows: [string, string][]): string {
+  return keyValueMarkdown(rows.map(([k, v]) => [mdCell(k), mdCell(v)]));
+}
+
+/** A two-column Markdown table whose cells are Markdown of our own (values already neutralised). */
+export function keyValueMarkdown(rows: [string, string][]): string {
   if (!rows.length) return '';
-  return ['| | |', '|---|---|', ...rows.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`)].join('\n');
+  return ['| | |', '|---|---|', ...rows.map(([k, v]) => `| ${markdownCell(k)} | ${markdownCell(v)} |`)].join(
+    '\n',
+  );
 }

@@ -7,6 +7,7 @@ import { code, findingsMarker, isoTime, verdictLabel } from './common.js';
 import { factsTable, sliTable, verdictHeader } from './check-run.js';
 import { COMMENT_BODY_LIMIT, trimToLimit } from './limits.js';
 import { redact, redactDeep } from '../security/redact.js';
+import { mdText } from '../security/markdown-text.js';
 
 /** The label every findings issue carries (the reporter lists issues by it). */
 export const FINDINGS_LABEL = 'chaos-gate';
@@ -54,7 +55,7 @@ export function findingsIssue(journal: Journal, opts: FindingsOptions = {}): Fin
 export function findingsComment(journal: Journal, opts: FindingsOptions = {}): string {
   const text = [
     `### ${verdictLabel(journal.verdict)} again on ${isoTime(journal.startedAt)}`,
-    `> ${journal.reason ?? ''}`,
+    `> ${mdText(journal.reason ?? '')}`,
     factsTable(journal),
     evidenceLine(opts),
   ].join('\n\n');
@@ -66,7 +67,7 @@ export function heldComment(journal: Journal, opts: FindingsOptions = {}): strin
   return redact(
     [
       `### ${verdictLabel('held')} on ${isoTime(journal.startedAt)}`,
-      `> ${journal.reason ?? ''}`,
+      `> ${mdText(journal.reason ?? '')}`,
       `The hypothesis held again, so this finding is closed.${opts.runUrl ? ` Run: ${opts.runUrl}` : ''}`,
     ].join('\n\n') + '\n',
   );

@@ -12,7 +12,8 @@ import {
   timeOrigin,
   type TimeOrigin,
 } from '../journal/format.js';
-import { clockNote } from './common.js';
+import { clockNote, fisConsoleUrl } from './common.js';
+import { mdCell, mdChartLabel, mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
 
 /** GitHub rejects a step summary over 1 MiB (docs: "Adding a job summary"). */
 export const MAX_SUMMARY_BYTES = 1024 * 1024;
@@ -66,10 +67,6 @@ export function downsample(points: Point[], max: number): Point[] {
 /** A measurement's time on the journal's clock, without the unit: `-17.0`, `+3.0`. */
 function offsetOf(origin: TimeOrigin, m: Measurement): string {
   return formatOffset(secondsFrom(origin, m.at)).replace(' s', '');
-}
-
-function escapeCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
 /**
@@ -135,7 +132,7 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
   const valued = points
     .filter((p) => p.v.value !== null && Number.isFinite(p.v.value))
     .map((p) => ({ t: secondsFrom(origin, p.m.at), v: p.v.value as number, bound: p.v.bound }));
-  if (valued.length === 0) return [`_${name}: no values to chart._`];
+  if (valued.length === 0) return [`_${mdText(name)}: no values to chart._`];
   const grid = chartGrid(valued[0]!.t, valued[valued.length - 1]!.t, j.intervalMs / 1000);
   const at = (k: number): number => grid.from + k * grid.step;
 
@@ -200,37 +197,37 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
     series.push(`  bar "fault window" [${bars.map((v) => mermaidNumber(v, 6)).join(', ')}]`);
   }
   palette.push(SERIES_COLOR.value);
-  series.push(`  line "${name}" [${values.map((v) => mermaidNumber(v)).join(', ')}]`);
+  series.push(`  line "${mdChartLabel(name)}" [${values.map((v) => mermaidNumber(v)).join(', ')}]`);
   for (const b of boundSeries) {
     palette.push(SERIES_COLOR.bound);
     series.push(
-      `  line "${b.title}" [${b.values.map((v) => mermaidNumber(Number.isFinite(v) ? v : lo)).join(', ')}]`,
+      `  line "${mdChartLabel(b.title)}" [${b.values.map((v) => mermaidNumber(Number.isFinite(v) ? v : lo)).join(', ')}]`,
     );
   }
   for (const a of aborts) {
     palette.push(SERIES_COLOR.abort);
-    series.push(`  line "${a.title}" [${a.values.map((v) => mermaidNumber(v)).join(', ')}]`);
+    series.push(`  line "${mdChartLabel(a.title)}" [${a.values.map((v) => mermaidNumber(v)).join(', ')}]`);
   }
   const init = JSON.stringify({ themeVariables: { xyChart: { plotColorPalette: palette.join(', ') } } });
   const legend = [
     ...(window
       ? [`shaded: the fault window (${formatOffset(window.from)} to ${formatOffset(window.to)})`]
       : []),
-    `blue: ${name}`,
+    `blue: ${mdText(name)}`,
     ...(boundSeries.length
       ? [
-          `green: its bound (${sliHeader?.bound ?? 'as measured'} during the fault${sliHeader && sliHeader.steadyBound !== sliHeader.bound ? `, ${sliHeader.steadyBound} in the steady state and recovery` : ''})`,
+          `green: its bound (${sliHeader ? mdText(sliHeader.bound) : 'as measured'} during the fault${sliHeader && sliHeader.steadyBound !== sliHeader.bound ? `, ${mdText(sliHeader.steadyBound)} in the steady state and recovery` : ''})`,
         ]
       : []),
-    ...aborts.map((a) => `red: ${a.title} (abort threshold)`),
+    ...aborts.map((a) => `red: ${mdText(a.title)} (abort threshold)`),
   ];
   return [
     '```mermaid',
     `%%{init: ${init}}%%`,
     'xychart-beta',
-    `  title "${name}"`,
+    `  title "${mdChartLabel(name)}"`,
     `  x-axis "seconds from ${origin.label}" ${mermaidNumber(grid.from)} --> ${mermaidNumber(at(grid.count - 1))}`,
-    `  y-axis "${name}" ${mermaidNumber(lo, 6)} --> ${mermaidNumber(hi, 6)}`,
+    `  y-axis "${mdChartLabel(name)}" ${mermaidNumber(lo, 6)} --> ${mermaidNumber(hi, 6)}`,
     ...series,
     '```',
     '',
@@ -241,7 +238,7 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
 function table(origin: TimeOrigin, points: Point[]): string[] {
   const rows = points.map(
     (p) =>
-      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${escapeCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
+      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${mdCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
   );
   return ['| t (s) | phase | value | status | bound | requests |', '|---:|---|---:|---|---|---:|', ...rows];
 }
@@ -277,20 +274,18 @@ function timings(j: Journal, origin: TimeOrigin): string[] {
 
 function experiment(j: Journal): string[] {
   const out: string[] = [];
-  if (j.templateId) out.push(`- FIS template: \`${j.templateId}\``);
+  if (j.templateId) out.push(`- FIS template: ${mdCode(j.templateId)}`);
   if (j.experimentId) {
     const region = j.region;
-    const link = region
-      ? ` — [open in the FIS console](https://${region}.console.aws.amazon.com/fis/home?region=${region}#ExperimentDetails:ExperimentId=${j.experimentId})`
-      : '';
-    out.push(`- FIS experiment: \`${j.experimentId}\`${link}`);
+    const link = region ? ` — [open in the FIS console](${fisConsoleUrl(region, j.experimentId)})` : '';
+    out.push(`- FIS experiment: ${mdCode(j.experimentId)}${link}`);
   }
   const stopFailed = j.events.find((e) => e.type === 'stop-failed');
   const commands = stopFailed?.data?.manualCommands;
   if (Array.isArray(commands)) {
-    out.push('', '> [!CAUTION]', '> The stop was not verified. Stop the experiment by hand:', '>', '> ```sh');
-    for (const c of commands) out.push(`> ${String(c)}`);
-    out.push('> ```');
+    const block = mdCodeBlock(commands.map((c) => String(c).replace(/\r\n|\r|\n/g, ' ')).join('\n'), 'sh');
+    out.push('', '> [!CAUTION]', '> The stop was not verified. Stop the experiment by hand:', '>');
+    for (const line of block.split('\n')) out.push(`> ${line}`);
   }
   return out;
 }
@@ -309,7 +304,7 @@ function targets(j: Journal): string[] {
     const tags = Object.entries(t.tags ?? {})
       .map(([k, v]) => `${k}=${v}`)
       .join(', ');
-    out.push(`| ${escapeCell(t.target)} | \`${t.arn}\` | ${escapeCell(tags)} |`);
+    out.push(`| ${mdCell(t.target)} | ${mdCode(t.arn)} | ${mdCell(tags)} |`);
   }
   return [...out, ''];
 }
@@ -336,7 +331,7 @@ function budget(j: Journal): string[] {
 function trace(events: JournalEvent[], origin: TimeOrigin): string[] {
   const out = ['<details><summary>Event trace</summary>', '', '| time | event | message |', '|---|---|---|'];
   for (const e of events) {
-    out.push(`| ${formatOffset(secondsFrom(origin, e.at))} | ${e.type} | ${escapeCell(e.message)} |`);
+    out.push(`| ${formatOffset(secondsFrom(origin, e.at))} | ${e.type} | ${mdCell(e.message)} |`);
   }
   return [...out, '', '</details>', ''];
 }
@@ -353,7 +348,7 @@ function expectations(j: Journal, origin: TimeOrigin): string[] {
   for (const e of list) {
     const seen = j.measurements.find((m) => m.phase === 'fault' && m.expect?.[e.name]?.status === 'ok');
     out.push(
-      `| ${e.name} | ${e.bound} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(origin, seen) + ' s' : 'not seen'} |`,
+      `| ${mdCell(e.name)} | ${mdCell(e.bound)} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(origin, seen) + ' s' : 'not seen'} |`,
     );
   }
   return [...out, ''];
@@ -363,9 +358,9 @@ function expectations(j: Journal, origin: TimeOrigin): string[] {
 export function renderSummary(j: Journal): string {
   const verdict = j.verdict;
   const head = verdict ? HEADLINE[verdict] : '⚠️ unfinished';
-  const out: string[] = [`## ${head} — ${escapeCell(j.title)}`, ''];
+  const out: string[] = [`## ${head} — ${mdText(j.title)}`, ''];
   out.push(
-    `**Plan** \`${j.planId}\` · **service** ${j.service} · **environment** ${j.environment} · **run** \`${j.runId}\``,
+    `**Plan** ${mdCode(j.planId)} · **service** ${mdText(j.service)} · **environment** ${mdText(j.environment)} · **run** ${mdCode(j.runId)}`,
     '',
   );
   if (!j.complete) {
@@ -375,7 +370,7 @@ export function renderSummary(j: Journal): string {
       '',
     );
   }
-  if (j.reason) out.push(`**Reason:** ${j.reason}`, '');
+  if (j.reason) out.push(`**Reason:** ${mdText(j.reason)}`, '');
   if (j.exitCode !== null) out.push(`Exit code ${j.exitCode}.`, '');
   out.push(...experiment(j), '');
 
@@ -395,9 +390,9 @@ export function renderSummary(j: Journal): string {
           ? ` (${shown.length} of ${points.length} measurements shown, worst of each interval)`
           : '';
       out.push(
-        `#### ${sli.name}`,
+        `#### ${mdText(sli.name)}`,
         '',
-        `Bound ${sli.bound} during the fault, ${sli.steadyBound} in the steady state and recovery${note}.`,
+        `Bound ${mdText(sli.bound)} during the fault, ${mdText(sli.steadyBound)} in the steady state and recovery${note}.`,
         '',
       );
       out.push(...chart(j, origin, sli.name, points), '');
@@ -408,7 +403,9 @@ export function renderSummary(j: Journal): string {
   if (j.abortRules.length > 0) {
     out.push('### Abort rules', '', '| SLI | threshold | for | measurements |', '|---|---|---:|---:|');
     for (const r of j.abortRules) {
-      out.push(`| ${r.sli} | ${r.op} ${formatValue(r.threshold)} | ${formatSeconds(r.forMs)} | ${r.count} |`);
+      out.push(
+        `| ${mdCell(r.sli)} | ${r.op} ${formatValue(r.threshold)} | ${formatSeconds(r.forMs)} | ${r.count} |`,
+      );
     }
     out.push('');
   }

@@ -11,6 +11,7 @@
  */
 import type { Journal, JournalEvent, Measurement } from '../journal/types.js';
 import { formatOffset, formatValue, secondsFrom, timeOrigin } from '../journal/format.js';
+import { forLog } from '../security/log-text.js';
 
 /** Events worth a line of their own while a run goes. */
 const LOUD_EVENTS = new Set([
@@ -99,10 +100,10 @@ export function formatTick(m: Measurement, time: TickTime, extras: TickExtras = 
   for (const [name, v] of Object.entries(m.slis)) {
     const worst = extras.worst?.[name];
     const tail = worst === undefined ? '' : ` (worst ${formatValue(worst)})`;
-    parts.push(`${name} ${formatValue(v.value)} ${paintStatus(v.status, paint)}${tail}`);
+    parts.push(`${forLog(name)} ${formatValue(v.value)} ${paintStatus(v.status, paint)}${tail}`);
   }
   for (const [name, v] of Object.entries(m.expect ?? {}))
-    parts.push(`${name} ${formatValue(v.value)}${v.status === 'ok' ? ` ${paint.ok('seen')}` : ''}`);
+    parts.push(`${forLog(name)} ${formatValue(v.value)}${v.status === 'ok' ? ` ${paint.ok('seen')}` : ''}`);
   if (m.requests !== null) parts.push(`req ${formatValue(m.requests)}`);
   return parts.join('  ');
 }
@@ -138,7 +139,8 @@ export function formatEvent(
 ): string | undefined {
   if (!loud.has(e.type)) return undefined;
   const type = BAD_EVENTS.has(e.type) ? paint.bad(e.type) : paint.bold(e.type);
-  return `${' '.repeat(TIME_WIDTH + 1)}» ${type}: ${e.message}`;
+  // The message quotes what others said (FIS reasons, Prometheus errors, plan fields): one line, no command.
+  return `${' '.repeat(TIME_WIDTH + 1)}» ${type}: ${forLog(e.message)}`;
 }
 
 /** Events that mean something went wrong, coloured red on a terminal. */

@@ -129,10 +129,11 @@ export function buildPlanReview(input: ReviewInput): PlanReview {
   };
 }
 
+/** A schedule window as plain text (the comment renders every row through `mdText`). */
 function windowText(
   w: { cron: string; duration: number; reason: string } | { from: string; to: string; reason: string },
 ): string {
   return 'cron' in w
-    ? `\`${w.cron}\` for ${formatDuration(w.duration)}: ${w.reason}`
+    ? `cron ${w.cron} for ${formatDuration(w.duration)}: ${w.reason}`
     : `${w.from} → ${w.to}: ${w.reason}`;
 }
