@@ -14,6 +14,7 @@ import { formatOffset, formatValue, secondsFrom, timeOrigin } from '../journal/f
 
 /** Events worth a line of their own while a run goes. */
 const LOUD_EVENTS = new Set([
+  'notify',
   'steady-state',
   'inject',
   'expectation-observed',
