@@ -61,6 +61,8 @@ export interface ReceiverOptions {
   secret?: string;
   /** pagerduty: the routing key expected; grafana: the token expected. */
   credential?: string;
+  /** Answer the first this many requests 500, then behave (a receiver that recovers). */
+  failFirst?: number;
 }
 
 function json(file: string): Record<string, unknown> {
@@ -309,7 +311,7 @@ export async function startReceiver(kind: ReceiverKind, o: ReceiverOptions = {})
         hung.add(res);
         return;
       }
-      if (mode === 'fail') {
+      if (mode === 'fail' || rc.received.length <= (o.failFirst ?? 0)) {
         res.statusCode = 500;
         res.end('internal error');
         return;
