@@ -130,7 +130,7 @@ describe('the Slack sink', () => {
     expect(reason?.text?.text.length).toBe(3000);
     expect(reason?.text?.text.endsWith('…')).toBe(true);
     expect(JSON.stringify(body.blocks)).toContain(
-      'error_ratio 0.1 (bound <= 0.01), 5 of 5 readings breached',
+      'error_ratio 0.1 (bound &lt;= 0.01), 5 of 5 readings breached',
     );
   });
 
