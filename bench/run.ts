@@ -189,7 +189,7 @@ async function main(): Promise<void> {
   }
 
   if (wants('notify')) {
-    log(`notify: ${reps.notify} pairs of simulated 15-minute runs, sinks off and on…`);
+    log(`notify: ${reps.notify} pairs of simulated 60-minute runs, sinks off and on…`);
     figures.push(await benchNotify(reps.notify, log));
   }
 
