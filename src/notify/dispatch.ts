@@ -76,6 +76,8 @@ export class Dispatcher {
   private readonly fetchImpl: typeof fetch;
   private readonly callMs: number;
   private readonly backoffMs: number;
+  /** Aborted when the drain gives up: what is still in flight is abandoned, and reported no more. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly o: DispatchOptions) {
     this.fetchImpl = o.fetch ?? fetch;
@@ -105,6 +107,8 @@ export class Dispatcher {
     const done = await Promise.race([all, late]);
     clearTimeout(timer);
     if (done) return;
+    // The run is ending: nothing may write to its journal after this, and no socket may keep it alive.
+    this.closing.abort(new Error('the run ended'));
     for (const [sink, labels] of this.pending) {
       for (const call of labels)
         this.o.onFailure({
@@ -120,22 +124,29 @@ export class Dispatcher {
   private async make(sink: Sink, call: SinkCall): Promise<void> {
     const tried: { n: number; last?: unknown } = { n: 0 };
     try {
+      if (this.closing.signal.aborted) return;
       await withDeadline(
         (signal) => this.attempts(call, signal, tried),
         this.callMs,
         `${sink.kind} ${call.label}`,
+        this.closing.signal,
       );
     } catch (error) {
+      if (this.closing.signal.aborted) return;
       const last =
         error instanceof DeadlineError && tried.last !== undefined
           ? `; last attempt: ${errorMessage(tried.last)}`
           : '';
       const count = tried.n > 1 ? ` (${tried.n} attempts)` : '';
-      this.o.onFailure({
-        sink: sink.kind,
-        call: call.label,
-        error: redact(`${errorMessage(error)}${count}${last}`),
-      });
+      try {
+        this.o.onFailure({
+          sink: sink.kind,
+          call: call.label,
+          error: redact(`${errorMessage(error)}${count}${last}`),
+        });
+      } catch {
+        // Reporting must not break the chain: the next call of this sink still goes out.
+      }
     }
   }
 

@@ -52,6 +52,8 @@ export interface Receiver {
   problems: string[];
   /** Grafana: the annotations as stored (after PATCHes). */
   annotations: Map<number, Record<string, unknown>>;
+  /** `hang`: requests whose sender gave up and closed the connection. */
+  abandoned: number;
   close(): Promise<void>;
 }
 
@@ -288,8 +290,12 @@ export async function startReceiver(kind: ReceiverKind, o: ReceiverOptions = {})
     received: [],
     problems: [],
     annotations: new Map(),
+    abandoned: 0,
     close: async () => {
-      for (const res of hung) res.destroy();
+      for (const res of [...hung]) {
+        hung.delete(res);
+        res.destroy();
+      }
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -309,6 +315,9 @@ export async function startReceiver(kind: ReceiverKind, o: ReceiverOptions = {})
       rc.received.push(r);
       if (mode === 'hang') {
         hung.add(res);
+        res.on('close', () => {
+          if (hung.delete(res)) rc.abandoned += 1;
+        });
         return;
       }
       if (mode === 'fail' || rc.received.length <= (o.failFirst ?? 0)) {

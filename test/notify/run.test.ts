@@ -3,7 +3,7 @@
  * writer wrapped by the fan-out exactly as compose/run.ts wraps it, and the four loopback receivers
  * that validate what they get against the published formats (test/helpers/notify-receivers.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryJournalWriter } from '../../src/journal/writer.js';
 import type { Journal, JournalEvent } from '../../src/journal/types.js';
 import {
@@ -214,6 +214,10 @@ describe('notifications on an aborted run', () => {
     expect(stopAt).toBeLessThanOrEqual(verdictAt);
     for (const e of pending) expect(e.at).toBeGreaterThanOrEqual(verdictAt);
     for (const r of Object.values(rs)) expect(r.received.length, r.kind).toBe(1);
+    // Given up, the calls were torn down: no socket keeps the process alive until the 10-minute deadline.
+    await vi.waitFor(() => {
+      for (const r of Object.values(rs)) expect(r.abandoned, r.kind).toBe(1);
+    });
   });
 });
 
