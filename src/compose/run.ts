@@ -19,6 +19,11 @@ import { startEarlyReads, type EarlyReads } from './early.js';
 import { FisInjector } from '../injector/fis/injector.js';
 import { CloudWatchLease } from '../injector/fis/alarms.js';
 import { recordDamage } from '../injector/fis/ledger.js';
+import { createSsmClient, keyOf, SsmClaims } from '../injector/aws/ssm-claims.js';
+import { BudgetReservations, type ReserveInput, type RunIdentity } from '../injector/aws/ssm-budget.js';
+import { SsmRunClaim } from '../injector/aws/ssm-run.js';
+import { conflicts } from '../preflight/concurrency.js';
+import { actionChainMs } from '../plan/refusals-timing.js';
 import { alarmIncidentProbe, experimentLister, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
@@ -155,6 +160,18 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const prometheus = fromInputs && { ...fromInputs, clock };
   const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
   await o.onPlanLoaded?.(loaded);
+  // This run's key: its lease alarm, heartbeat dimension and the owner of its claims. It is the run's
+  // identity (run id, attempt, plan), not the process's: a step retried with the same run id and attempt
+  // is the same run — its start returns the experiment the first try started (the FIS client token) —
+  // and must keep that run's lease and claims, not queue behind them.
+  const runKey = runKeyOf(o.runId, o.attempt, plan.id);
+  const lease = new CloudWatchLease(clients.cloudwatch, plan.id, runKey);
+  const who: RunIdentity = { owner: runKey, runId: o.runId, attempt: o.attempt, planId: plan.id };
+  const ssm = createSsmClient({ region: clients.region });
+  // Not the run's signal: a cancelled run must still release its claims (each call has its own deadline).
+  const claims = new SsmClaims(ssm, () => clock.now());
+  const reservations = new BudgetReservations(claims, who, clock);
+  const ledger = ledgerReader(clients.cloudwatch);
   const tagging = createTaggingClient({ region: clients.region });
   const injector = new FisInjector({
     fis: clients.fis,
@@ -164,9 +181,9 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     region: clients.region,
     clock,
     ...(o.drift ? { drift: o.drift } : {}),
+    leaseKey: runKey,
     log,
   });
-  const lease = new CloudWatchLease(clients.cloudwatch, plan.id);
   const preflight = runGates(loaded, {
     catalog: await readCatalog(
       plan,
@@ -176,7 +193,15 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: early.killSwitch,
     budget: plan.budget
-      ? { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) }
+      ? {
+          counts: countReaderFromSources(sources),
+          // Spent = the ledger plus what concurrent runs have reserved and not yet settled.
+          ledger: {
+            spent: async (service, windowMs, now) =>
+              (await ledger.spent(service, windowMs, now)) +
+              (await reservations.reservedByOthers(service)).total,
+          },
+        }
       : undefined,
     candidates: candidateCounter(tagging),
     concurrency: {
@@ -198,6 +223,8 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
 
   const settle = async (j: Journal, _verdict: Verdict): Promise<BudgetFigures | undefined> => {
     const damage = damageSli(plan);
+    // A run that never sent a start gives its reservation back; one whose fault is in doubt keeps it.
+    if (j.timings.injectedAt === undefined && j.experimentId === undefined) await reservations.cancel();
     if (!plan.budget || !damage || j.timings.injectedAt === undefined) return undefined;
     const measured = measuredDamage(j.measurements, damage);
     await recordDamage(clients.cloudwatch, {
@@ -206,8 +233,36 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       badEvents: measured.damage,
       at: clock.now(),
     });
+    await reservations.settle(measured.damage);
     return j.budget ? withDebit(j.budget, measured.damage) : undefined;
   };
+
+  const lister = experimentLister(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt });
+  const claim = new SsmRunClaim({
+    claims,
+    who,
+    clock,
+    ttlMs: claimTtlMs(plan, o.stopVerifyTimeoutMs),
+    queueTimeoutMs: o.queueTimeoutMs ?? 0,
+    recheck: async (arns) => {
+      const found = conflicts(arns, await lister.running());
+      return found.length
+        ? found
+            .map(
+              (c) =>
+                `experiment ${c.experiment.id} (plan ${c.experiment.planId}) is running on ${c.shared.join(', ') || 'unknown targets'}`,
+            )
+            .join('; ')
+        : undefined;
+    },
+    budget: plan.budget
+      ? { reservations, input: () => reserveInput(plan, journal.snapshot(), ledger, clock) }
+      : undefined,
+    bindLease: (signal) => injector.bindLease(journal.snapshot().templateId ?? '', signal),
+    verifyLease: (id, signal) => injector.verifyLease(id, signal),
+    endLease: () => injector.endLease(),
+    note: log,
+  });
 
   return runGate({
     plan,
@@ -229,6 +284,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
     region: clients.region,
     settle,
+    claim,
     ctx: {
       runId: o.runId,
       attempt: o.attempt,
@@ -236,4 +292,54 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       ...(o.sha ? { sha: o.sha } : {}),
     },
   });
+}
+
+/** The key of a run: 12 hex of SHA-256 over its run id, attempt and plan. */
+export function runKeyOf(runId: string, attempt: number, planId: string): string {
+  return keyOf(`${runId}\n${attempt}\n${planId}`).slice(0, 12);
+}
+
+/** Margin of a claim's life beyond the run's planned fault and recovery: stop verification, slow calls. */
+const CLAIM_MARGIN_MS = 5 * 60_000;
+
+/**
+ * How long the run's claims live if its runner dies: from the claim to the run's end at the latest —
+ * a second steady state (after queueing), the longest chain of actions, the recovery, the stop
+ * verification, and a margin.
+ */
+export function claimTtlMs(plan: Plan, stopVerifyTimeoutMs?: number): number {
+  return (
+    plan.hypothesis.steadyState.duration +
+    actionChainMs(plan) +
+    plan.hypothesis.recovery.within +
+    (stopVerifyTimeoutMs ?? 60_000) +
+    CLAIM_MARGIN_MS
+  );
+}
+
+/**
+ * What the run reserves of the error budget: its worst case — every request fails for the whole
+ * longest chain of actions, at the service's average rate over the SLO window (total events ÷ window,
+ * with the total from the budget gate's own figures: allowed ÷ (1 − objective)).
+ */
+export function reserveInput(
+  plan: Plan,
+  journal: Journal,
+  ledger: { spent(service: string, windowMs: number, now: number): Promise<number> },
+  clock: Clock,
+): ReserveInput | string {
+  const f = journal.budget;
+  if (!plan.budget || !f) return 'the budget gate recorded no figures, so no reservation can be made';
+  const total = f.objective < 1 ? f.allowedBadEvents / (1 - f.objective) : NaN;
+  const rate = total / f.windowMs;
+  const amount = rate * actionChainMs(plan);
+  if (!Number.isFinite(amount) || amount < 0)
+    return `cannot estimate the run's damage (rate ${rate} events/ms)`;
+  return {
+    service: plan.service,
+    amount,
+    allowance: f.chaosAllowance,
+    ledgerSpent: () => ledger.spent(plan.service, f.windowMs, clock.now()),
+    ttlMs: claimTtlMs(plan),
+  };
 }

@@ -7,10 +7,14 @@
  *   that time is journaled as a gap instead of being folded into the next reading.
  * - Every read has a deadline (the end of the tick). A source not back by then gives `error` readings;
  *   the tick is never late because of one slow call.
+ * - Only a finite number is a value. Every source already turns NaN and ±Inf into `no-data`; a reading
+ *   that still carries one (a source that breaks that rule) is `no-data` here too, so a value that
+ *   compares as within every bound (`-Inf <= 0.5`) can never count as health.
  */
 import type { Clock } from '../clock/clock.js';
 import type { Bound, Plan, Sli } from '../plan/schema.js';
 import {
+  nonFiniteProblem,
   sourceKindOf,
   type MetricSource,
   type Query,
@@ -114,14 +118,12 @@ export class Measurer {
     ];
     if (h.requests) queries.push({ name: REQUESTS_QUERY, spec: specOf(h.requests) });
     const readings = await this.readAll(queries, at, windowMs, Math.max(MIN_READ_MS, deadlineAt - at));
-    const reading = (name: string): Reading =>
-      readings.get(name) ?? {
-        name,
-        value: null,
-        status: 'error',
-        query: '',
-        error: 'the source returned no reading',
-      };
+    const reading = (name: string): Reading => {
+      const r = readings.get(name);
+      if (r === undefined)
+        return { name, value: null, status: 'error', query: '', error: 'the source returned no reading' };
+      return r.status === 'ok' ? finiteOnly(r) : r;
+    };
 
     let requests: number | null = null;
     let lowTraffic: string | undefined;
@@ -142,7 +144,7 @@ export class Measurer {
       if (masked && lowTraffic !== undefined) {
         v.status = 'no-data';
         v.error = lowTraffic;
-      } else if (r.status !== 'ok' || r.value === null || Number.isNaN(r.value)) {
+      } else if (r.status !== 'ok' || r.value === null) {
         v.status = r.status === 'error' ? 'error' : 'no-data';
         if (r.error !== undefined) v.error = r.error;
       } else if (!withinBound(bound, r.value)) {
@@ -205,6 +207,17 @@ export class Measurer {
     );
     return readings;
   }
+}
+
+/**
+ * An `ok` reading whose value is not a finite number (or missing) as the `no-data` reading it is: the
+ * last line behind the sources' own checks, so that no source can leak a NaN or ±Inf into a verdict.
+ */
+export function finiteOnly(r: Reading): Reading {
+  const problem =
+    r.value === null ? 'the source gave no value' : nonFiniteProblem(r.value, "the source's value");
+  if (problem === undefined) return r;
+  return { ...r, value: null, status: 'no-data', error: problem };
 }
 
 /** `1.5 s` style text for a gap message. */

@@ -20,6 +20,7 @@ import {
   type ResolvedTarget,
   type RunContext,
 } from '../injector/injector.js';
+import type { RunClaim } from '../injector/ports.js';
 import type { MetricSource, SourceKind } from '../metrics/source.js';
 import {
   EXIT_CODES,
@@ -75,6 +76,11 @@ export interface RunDeps {
    * the chaos ledger and returns the budget figures with the debit. Errors are journaled, not fatal.
    */
   settle?: ((journal: Journal, verdict: Verdict) => Promise<BudgetFigures | undefined>) | undefined;
+  /**
+   * The run's claim on its targets and budget, taken right before the start and released at the end
+   * (src/injector/ports.ts). Absent: no coordination with other runners (tests, simulations).
+   */
+  claim?: RunClaim | undefined;
   /** AWS Region, recorded for the console link. */
   region?: string | undefined;
   ctx: RunContext;
@@ -202,6 +208,7 @@ class GateRun implements RunShared {
         });
       }
       await this.lease?.end();
+      await this.releaseClaim();
     }
     const journal = this.deps.journal.snapshot();
     const { verdict, reason } = assess({
@@ -282,7 +289,12 @@ class GateRun implements RunShared {
       count: targets.length,
     });
     if (!(await this.runGates(['after-targets'], targets))) return;
-    const lastSteadyAt = await measureSteadyState(this, this.measurer);
+    let lastSteadyAt = await measureSteadyState(this, this.measurer);
+    if (lastSteadyAt === undefined) return;
+    const claimed = await this.takeClaim(targets);
+    if (claimed === undefined) return;
+    // Queued behind another run: the steady state it measured may have been that run's fault.
+    if (claimed > 0) lastSteadyAt = await measureSteadyState(this, this.measurer);
     if (lastSteadyAt === undefined) return;
     if (this.cancelled()) {
       this.event('not-run', `cancelled by ${this.cancelReason()} before injection`);
@@ -304,6 +316,9 @@ class GateRun implements RunShared {
     );
     this.startSentAt = sentAt;
     await this.deps.onExperimentId?.(experimentId);
+    await step("checking the experiment carries this run's lease", async () =>
+      this.deps.claim?.started?.(experimentId, this.deps.signal),
+    );
 
     const end: FaultEnd = await observe(this, {
       experimentId,
@@ -329,6 +344,38 @@ class GateRun implements RunShared {
   }
 
   private startSentAt: number | undefined;
+
+  /**
+   * Takes the run's claim (targets, budget, lease) right before the start. Returns how long it queued,
+   * or undefined when the run may not start (journaled with the verdict the claim gave).
+   */
+  private async takeClaim(targets: ResolvedTarget[]): Promise<number | undefined> {
+    const claim = this.deps.claim;
+    if (!claim) return 0;
+    const outcome = await step('claiming the targets', () => claim.acquire(targets, this.deps.signal));
+    if (!outcome.ok) {
+      this.event(outcome.verdict, outcome.reason, {
+        gate: 'claim',
+        ...(outcome.field !== undefined ? { field: outcome.field } : {}),
+      });
+      return undefined;
+    }
+    this.event('preflight', `claim: ${outcome.note}`, { gate: 'claim', waitedMs: outcome.waitedMs });
+    return outcome.waitedMs;
+  }
+
+  /** Releases the claim; kept (to expire) while a fault that was sent a start is not known to have ended. */
+  private async releaseClaim(): Promise<void> {
+    const claim = this.deps.claim;
+    if (!claim) return;
+    const ended = !this.startAttempted || this.stopVerified || this.timings.stoppedAt !== undefined;
+    try {
+      const note = await claim.release(ended);
+      if (note) this.event('preflight', `claim: ${note}`, { gate: 'claim' });
+    } catch (error) {
+      this.event('error', `releasing the run's claims: ${errorMessage(error)} (they expire by themselves)`);
+    }
+  }
 
   private async stop(reason: string, ended?: ExperimentState): Promise<void> {
     const id = this.experimentId;

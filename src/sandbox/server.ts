@@ -1,7 +1,7 @@
 /**
  * Wires the sandbox together and serves it on loopback: the AWS stand-in (FIS restJson1 and
  * CloudWatch on one port), the canary service, the admin endpoint and, when present, the GitHub
- * stand-in. A 50 ms ticker moves the FIS state machine; once a second the canary publishes to
+ * stand-in, and SSM Parameter Store (claims and budget reservations). A 50 ms ticker moves the FIS state machine; once a second the canary publishes to
  * CloudWatch and alarms are evaluated.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -27,6 +27,7 @@ import { CloudWatchStandIn } from './cloudwatch/index.js';
 import { createGitHubStandIn } from './github/index.js';
 import { TaggingStandIn, taggableResources } from './tagging/index.js';
 import { StsStandIn } from './sts.js';
+import { SsmStandIn } from './ssm/index.js';
 import { verifySignature, type SignatureFailure } from './sigv4.js';
 import { errorMessage } from '../errors/message.js';
 
@@ -111,6 +112,7 @@ export interface SandboxHandle {
   fis: FisStandIn;
   canary: Canary;
   cloudwatch: CloudWatchLike;
+  ssm: SsmStandIn;
   close(): Promise<void>;
 }
 
@@ -229,6 +231,8 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
   const credentials = config.credentials;
 
   const cloudwatch: CloudWatchLike = new CloudWatchStandIn({ now, region, accountId });
+  // Parameter Store: where runs claim their targets and reserve error budget (atomic conditional create).
+  const ssm = new SsmStandIn({ now, region, accountId });
 
   const canary = new Canary(now, defined(config.canary));
   const requests: LoggedRequest[] = [];
@@ -290,6 +294,10 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
         taggingAccount = sts.accountOf(req);
         await tagging.handle(req, body, res);
         taggingAccount = accountId;
+        return;
+      }
+      if (ssm.handles(req)) {
+        await ssm.handle(req, body, res);
         return;
       }
       const service: AwsService = cloudwatch.handles(req) ? 'cloudwatch' : 'fis';
@@ -370,7 +378,10 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
   load.current = new LoadGenerator(new URL('/pay', urls.canary), loadSettings, canary);
   load.current.start();
 
-  const fisTimer = setInterval(() => fis.tick(now()), FIS_TICK_MS);
+  const fisTimer = setInterval(() => {
+    fis.tick(now());
+    ssm.expire(now());
+  }, FIS_TICK_MS);
   const publishMs = config.publishIntervalMs ?? DEFAULT_PUBLISH_MS;
   const publishTimer = setInterval(() => {
     const t = now();
@@ -390,6 +401,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
     fis,
     canary,
     cloudwatch,
+    ssm,
     async close() {
       if (closed) return;
       closed = true;

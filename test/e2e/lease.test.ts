@@ -13,8 +13,8 @@ import type { Experiment } from '@aws-sdk/client-fis';
 import { canaryFaults, readJournal, startE2E, waitFor, type CliResult, type E2E } from './harness.js';
 import type { Journal } from '../../src/journal/types.js';
 
-const LEASE_ALARM = 'chaos-gate-lease-sandbox-lease';
-const LEASE_ALARM_ARN = `arn:aws:cloudwatch:us-east-1:123456789012:alarm:${LEASE_ALARM}`;
+/** The run's own lease alarm: `chaos-gate-lease-<plan>-<run key>`, the run key unique per run. */
+const LEASE_ALARM_PREFIX = 'arn:aws:cloudwatch:us-east-1:123456789012:alarm:chaos-gate-lease-sandbox-lease-';
 /** The plan's action lasts 120 s; the lease must end it well before. */
 const ACTION_MS = 120_000;
 /** How long the test waits for FIS to stop the experiment after the kill (4× the 30 s target). */
@@ -75,8 +75,15 @@ describe('the runner SIGKILLed while the fault is on', () => {
 
   it('FIS stopped the experiment through the lease alarm', async () => {
     expect(experiment.state?.status).toBe('stopped');
-    expect(experiment.state?.reason).toContain(LEASE_ALARM_ARN);
-    const alarm = await e2e.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNames: [LEASE_ALARM] }));
+    const leases = (experiment.stopConditions ?? [])
+      .map((s) => s.value ?? '')
+      .filter((v) => v.startsWith(LEASE_ALARM_PREFIX));
+    expect(leases).toHaveLength(1);
+    const leaseArn = leases[0] ?? '';
+    expect(experiment.state?.reason).toContain(leaseArn);
+    const alarm = await e2e.cloudwatch.send(
+      new DescribeAlarmsCommand({ AlarmNames: [leaseArn.replace(/^.*:alarm:/, '')] }),
+    );
     expect(alarm.MetricAlarms?.[0]?.StateValue).toBe('ALARM');
     expect((await e2e.actions(experimentId)).map((a) => a.endedAs)).toEqual(['stopped']);
   });

@@ -65,7 +65,9 @@ describe('FIS template provisioning', () => {
     expect(t.tags?.['chaos-gate:plan']).toBe('e2e-template');
     expect(t.tags?.['chaos-gate:digest']).toMatch(/^[0-9a-f]{32}$/);
     // Stop conditions: chaos-gate's lease and kill-switch alarms.
-    expect(t.stopConditions?.map((s) => s.value?.replace(/^.*:alarm:/, '')).sort()).toEqual([
+    // The lease is the run's own alarm: `chaos-gate-lease-<plan>-<run key>`.
+    const names = t.stopConditions?.map((s) => s.value?.replace(/^.*:alarm:/, '') ?? '');
+    expect(names?.map((n) => n.replace(/-[0-9a-f]{12}$/, '')).sort()).toEqual([
       'chaos-gate-kill-switch',
       'chaos-gate-lease-e2e-template',
     ]);

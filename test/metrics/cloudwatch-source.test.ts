@@ -244,7 +244,7 @@ describe('CloudWatch readings cover complete periods', () => {
     expect(r?.query).toContain('28 periods added, ingestion allowance 2m');
   });
 
-  it('is no-data, not zero, when the complete period holds no datapoint', async () => {
+  it('is no-data, not zero, when the complete period holds no datapoint, and says so', async () => {
     resetPublisher();
     const from = T0 + 8 * 60 * S;
     // Traffic starts at `from`; 6 s later the newest complete period (before `from`) is empty.
@@ -252,7 +252,9 @@ describe('CloudWatch readings cover complete periods', () => {
     const r = await readOne(requests(), from + 6 * S);
     expect(windowOf(r)).toEqual({ start: from - 5 * S, end: from });
     expect(r).toMatchObject({ status: 'no-data', value: null });
-    expect(r.error).toBeUndefined();
+    expect(r.error).toBe(
+      `no datapoints in [${new Date(from - 5 * S).toISOString()}, ${new Date(from).toISOString()})`,
+    );
   });
 
   it('does not send a sub-minute period over a window older than its 3-hour retention, and says why', async () => {

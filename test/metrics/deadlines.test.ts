@@ -71,11 +71,17 @@ async function startSlowServer(): Promise<SlowServer> {
   return state;
 }
 
-/** A successful Prometheus instant-query answer with one sample. */
-const VECTOR = JSON.stringify({
-  status: 'success',
-  data: { resultType: 'vector', result: [{ metric: {}, value: [1, '0.25'] }] },
-});
+/** A successful Prometheus instant-query answer with one sample, for the `time=` asked for (as Prometheus does). */
+const vector = (req: IncomingMessage): string =>
+  JSON.stringify({
+    status: 'success',
+    data: {
+      resultType: 'vector',
+      result: [
+        { metric: {}, value: [Number(new URL(req.url ?? '/', 'http://x').searchParams.get('time')), '0.25'] },
+      ],
+    },
+  });
 
 const pq = (name: string): Query => ({ name, spec: { prometheus: 'sum(rate(x[$window]))' } });
 const sq = (name: string): Query => ({ name, spec: { scrape: { url: '${ORIGIN}/metrics', gauge: 'up' } } });
@@ -101,7 +107,7 @@ beforeEach(() => {
 
 describe('Prometheus source deadlines', () => {
   it('reads a value from a server that answers in time (the baseline of the tests below)', async () => {
-    server.next = () => ({ kind: 'answer', afterMs: 50, body: VECTOR });
+    server.next = (req) => ({ kind: 'answer', afterMs: 50, body: vector(req) });
     const { readings } = await timedRead(() =>
       new PrometheusSource({ url: server.origin }).read([pq('a')], Date.now(), 2_000),
     );
@@ -109,7 +115,7 @@ describe('Prometheus source deadlines', () => {
   });
 
   it("gives an error reading that says it timed out when the answer comes after the tick's window", async () => {
-    server.next = () => ({ kind: 'answer', afterMs: 3_000, body: VECTOR });
+    server.next = (req) => ({ kind: 'answer', afterMs: 3_000, body: vector(req) });
     const { readings, ms } = await timedRead(() =>
       new PrometheusSource({ url: server.origin }).read([pq('a'), pq('b')], Date.now(), 600),
     );
@@ -143,7 +149,7 @@ describe('Prometheus source deadlines', () => {
   });
 
   it('ends at the deadline even when a step ignores the abort signal (a SigV4 credentials provider that never answers)', async () => {
-    server.next = () => ({ kind: 'answer', afterMs: 0, body: VECTOR });
+    server.next = (req) => ({ kind: 'answer', afterMs: 0, body: vector(req) });
     const stuck = new PrometheusSource({
       url: server.origin,
       sigv4: { region: 'us-east-1', credentials: () => new Promise(() => undefined) },
@@ -180,10 +186,10 @@ describe('Prometheus source deadlines', () => {
 
   it('sleeps its retry backoff on the injected clock', async () => {
     let calls = 0;
-    server.next = () =>
+    server.next = (req) =>
       ++calls === 1
         ? { kind: 'answer', afterMs: 0, status: 503, body: '{"status":"error","error":"overloaded"}' }
-        : { kind: 'answer', afterMs: 0, body: VECTOR };
+        : { kind: 'answer', afterMs: 0, body: vector(req) };
     const slept: number[] = [];
     const clock = {
       now: () => Date.now(),

@@ -63,14 +63,20 @@ describe('Prometheus helpers', () => {
     expect(registry.redact('token abc12345 and abc12345678 and abc')).toBe('token *** and *** and abc');
   });
 
-  it('reads a scalar and a single-sample vector, and treats +Inf as a value', () => {
+  it('reads a scalar and a single-sample vector, and +Inf as no data, not a value', () => {
     expect(interpretResult('a', 'q', { resultType: 'scalar', result: [1, '0.5'] })).toMatchObject({
       status: 'ok',
       value: 0.5,
     });
     expect(
       interpretResult('a', 'q', { resultType: 'vector', result: [{ metric: {}, value: [1, '+Inf'] }] }),
-    ).toMatchObject({ status: 'ok', value: Infinity });
+    ).toEqual({
+      name: 'a',
+      query: 'q',
+      status: 'no-data',
+      value: null,
+      error: "the query's value is +Inf, not a finite number",
+    });
     expect(interpretResult('a', 'q', { resultType: 'string', result: [1, 'x'] }).status).toBe('error');
   });
 

@@ -88,6 +88,9 @@ const success = (data: QueryData, warnings?: string[]): string =>
 const vector = (...series: [Record<string, string>, string][]): string =>
   success({ resultType: 'vector', result: series.map(([metric, v]) => ({ metric, value: [1, v] })) });
 const ONE = vector([{}, '0.25']);
+/** The `time=` a request asked for, in seconds, which a real Prometheus stamps its answer with. */
+const timeOf = (req: Received): number =>
+  Number(req.params.get('time') ?? new URLSearchParams(req.body).get('time'));
 
 /** A clock whose sleeps return at once and are recorded; `now` is real time plus what was slept. */
 function recordingClock(): { slept: number[]; now: () => number; sleep: (ms: number) => Promise<void> } {
@@ -113,7 +116,9 @@ function source(options: Partial<PrometheusOptions> = {}): PrometheusSource {
 
 describe('the request the Prometheus source sends', () => {
   it('is a GET of <base>/api/v1/query with the window substituted and time= in seconds to the millisecond', async () => {
-    answer = () => ({ body: ONE });
+    answer = (_n, req) => ({
+      body: success({ resultType: 'vector', result: [{ metric: {}, value: [timeOf(req), '0.25'] }] }),
+    });
     const [r] = await source({ url: `${origin}/prom` }).read([pq('a')], 1_712_345_678_123, 2_000);
     expect(r).toMatchObject({ name: 'a', status: 'ok', value: 0.25, query: 'sum(rate(x[2s]))' });
     expect(received).toHaveLength(1);
@@ -339,15 +344,19 @@ describe('answers that are not a query result', () => {
     expect(r?.error).toBe(`HTTP 502 Bad Gateway from Prometheus (not JSON): ${page.slice(0, 200)}`);
   });
 
-  it('refuses a success without data, and an error without errorType, quoting what came', async () => {
+  it('reads a success without data as no data saying so, and quotes an error without errorType', async () => {
     answer = (n) =>
       n === 0
         ? { body: JSON.stringify({ status: 'success' }) }
         : { status: 400, body: JSON.stringify({ status: 'error', error: 'bad query' }) };
     const [noData] = await source().read([pq('a')], 1_000, 5_000);
     const [plain] = await source().read([pq('b')], 1_000, 5_000);
-    expect(noData?.error).toBe('Prometheus unexpected response {"status":"success"} (HTTP 200)');
-    expect(plain?.error).toBe('Prometheus bad query (HTTP 400)');
+    expect(noData).toMatchObject({
+      status: 'no-data',
+      value: null,
+      error: 'malformed answer: Prometheus said success, but `data` is not an object',
+    });
+    expect(plain).toMatchObject({ status: 'error', error: 'Prometheus bad query (HTTP 400)' });
   });
 
   it('refuses a success body on an HTTP error status', async () => {
@@ -357,18 +366,24 @@ describe('answers that are not a query result', () => {
     expect(r?.error).toContain('(HTTP 500)');
   });
 
-  it('passes warnings on with the data of an instant query', async () => {
+  it('refuses an instant answer with warnings as partial, and keeps infos with the data', async () => {
     answer = () => ({ body: success({ resultType: 'scalar', result: [1, '2'] }, ['partial response']) });
-    const outcome = await source().instant('up', 1_000, Date.now() + 5_000);
-    expect(outcome).toEqual({
-      ok: true,
-      data: { resultType: 'scalar', result: [1, '2'] },
-      warnings: ['partial response'],
+    expect(await source().instant('up', 1_000, Date.now() + 5_000)).toEqual({
+      ok: false,
+      noData: true,
+      error: 'partial answer: Prometheus warned: partial response',
     });
-    answer = () => ({ body: success({ resultType: 'scalar', result: [1, '2'] }) });
+    answer = () => ({
+      body: JSON.stringify({
+        status: 'success',
+        data: { resultType: 'scalar', result: [1, '2'] },
+        infos: ['PromQL info: metric might not be a counter'],
+      }),
+    });
     expect(await source().instant('up', 1_000, Date.now() + 5_000)).toEqual({
       ok: true,
       data: { resultType: 'scalar', result: [1, '2'] },
+      infos: ['PromQL info: metric might not be a counter'],
     });
   });
 
@@ -390,17 +405,23 @@ describe('how a result becomes a reading', () => {
       result: Array.from({ length: n }, (_, i) => ({ metric: { pod: `p${i}` }, value: [1, '1'] })),
     });
 
-  it('reads Inf, +Inf and -Inf as infinities, NaN as no data', () => {
+  it('reads Inf, +Inf, -Inf, NaN and a value that is no number as no data saying what came', () => {
     const scalar = (v: string) => read({ resultType: 'scalar', result: [1, v] });
-    expect(scalar('Inf')).toMatchObject({ status: 'ok', value: Infinity });
-    expect(scalar('+Inf')).toMatchObject({ status: 'ok', value: Infinity });
-    expect(scalar('-Inf')).toMatchObject({ status: 'ok', value: -Infinity });
-    expect(scalar('NaN')).toEqual({
+    const nonFinite = (what: string) => ({
       name: 'a',
       value: null,
       status: 'no-data',
       query: 'q',
-      error: 'the query returned NaN',
+      error: `the query's value is ${what}, not a finite number`,
+    });
+    expect(scalar('Inf')).toEqual(nonFinite('+Inf'));
+    expect(scalar('+Inf')).toEqual(nonFinite('+Inf'));
+    expect(scalar('-Inf')).toEqual(nonFinite('-Inf'));
+    expect(scalar('NaN')).toEqual(nonFinite('NaN'));
+    expect(scalar('')).toMatchObject({ status: 'no-data', error: 'the query returned "", not a number' });
+    expect(scalar('0x1g')).toMatchObject({
+      status: 'no-data',
+      error: 'the query returned "0x1g", not a number',
     });
     expect(scalar('-0.5')).toMatchObject({ status: 'ok', value: -0.5 });
   });

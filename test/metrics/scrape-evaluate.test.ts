@@ -137,11 +137,40 @@ describe('counter increases between two scrapes', () => {
     expect(evaluateScrape(increase('{job="x"}'), before, after)).toEqual({ value: 5, status: 'ok' });
   });
 
-  it('is no-data when the increase is NaN', () => {
+  it('is no-data when the increase is NaN or infinite', () => {
     const before = snap(0, 'x_total 1');
-    expect(evaluateScrape(increase('x_total'), before, snap(1000, 'x_total NaN'))).toMatchObject({
+    expect(evaluateScrape(increase('x_total'), before, snap(1000, 'x_total NaN'))).toEqual({
+      value: null,
       status: 'no-data',
-      error: 'the value is NaN',
+      error: 'the value is NaN, not a finite number',
+    });
+    expect(evaluateScrape(increase('x_total'), before, snap(1000, 'x_total +Inf'))).toEqual({
+      value: null,
+      status: 'no-data',
+      error: 'the value is +Inf, not a finite number',
+    });
+  });
+
+  it('is no-data when a sample is stamped ahead of the scrape beyond the tolerance, or before the window', () => {
+    const before = snap(10_000, 'x_total 1');
+    // 12 s after the scrape at 20 s: from the future.
+    expect(evaluateScrape(increase('x_total'), before, snap(20_000, 'x_total 5 32000'))).toEqual({
+      value: null,
+      status: 'no-data',
+      error:
+        'from the future: a sample is stamped 1970-01-01T00:00:32.000Z, 12.0 s after the scrape; tolerance 1.0 s',
+    });
+    // Stamped 1 s after the scrape: within the tolerance.
+    expect(evaluateScrape(increase('x_total'), before, snap(20_000, 'x_total 5 21000'))).toEqual({
+      value: 4,
+      status: 'ok',
+    });
+    // Stamped at 5 s, before the window that opened at 10 s: the endpoint relays an old figure.
+    expect(evaluateScrape(increase('x_total'), before, snap(20_000, 'x_total 5 5000'))).toEqual({
+      value: null,
+      status: 'no-data',
+      error:
+        "stale: a sample is stamped 1970-01-01T00:00:05.000Z, 15.0 s before the scrape, older than the reading's 10.0 s window",
     });
   });
 });
@@ -193,7 +222,12 @@ describe('gauges', () => {
     expect(evaluateScrape(spec({ gauge: 'g' }), undefined, snap(0, 'g NaN'))).toEqual({
       value: null,
       status: 'no-data',
-      error: 'the gauge is NaN',
+      error: 'the gauge is NaN, not a finite number',
+    });
+    expect(evaluateScrape(spec({ gauge: 'g' }), undefined, snap(0, 'g -Inf'))).toEqual({
+      value: null,
+      status: 'no-data',
+      error: 'the gauge is -Inf, not a finite number',
     });
     expect(evaluateScrape(spec({ gauge: 'g' }), undefined, snap(0, 'g -2.5'))).toEqual({
       value: -2.5,

@@ -7,7 +7,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_EXPOSITION_BYTES, ScrapeMetricSource } from '../../src/metrics/scrape/source.js';
+import {
+  MAX_ERROR_BODY_BYTES,
+  MAX_EXPOSITION_BYTES,
+  ScrapeMetricSource,
+} from '../../src/metrics/scrape/source.js';
 import type { Query } from '../../src/metrics/source.js';
 import type { ScrapeSource as ScrapeSpec } from '../../src/plan/schema.js';
 
@@ -102,6 +106,32 @@ describe('what comes back', () => {
     expect(r?.error).toBe(
       `${origin}/metrics: HTTP 503 Service Unavailable: ${`down for maintenance ${'.'.repeat(300)}`.slice(0, 200)}`,
     );
+  });
+
+  it(`reads no more than ${MAX_ERROR_BODY_BYTES} bytes of an error page, however large it is`, async () => {
+    let sent = 0;
+    handler = (_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      const block = 'e'.repeat(64 * 1024);
+      // 200 MB offered, written only as fast as the client reads.
+      const pump = (): void => {
+        while (!res.destroyed && sent < 200 * 1024 * 1024) {
+          sent += block.length;
+          if (!res.write(block)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      pump();
+    };
+    const [r] = await new ScrapeMetricSource({ timeoutMs: 10_000 }).read(
+      [q('a', { gauge: 'up' })],
+      0,
+      10_000,
+    );
+    expect(r).toMatchObject({ status: 'error', value: null });
+    expect(r?.error).toBe(`${origin}/metrics: HTTP 500 Internal Server Error: ${'e'.repeat(200)}`);
+    await expect.poll(() => sent, { timeout: 2_000 }).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(50 * 1024 * 1024);
   });
 
   it('says why it could not connect', async () => {

@@ -4,6 +4,7 @@
  * dies or someone pulls the switch — no command has to reach FIS from a dead runner.
  */
 import {
+  DeleteAlarmsCommand,
   DescribeAlarmsCommand,
   PutMetricAlarmCommand,
   PutMetricDataCommand,
@@ -41,8 +42,43 @@ export const LEASE_DATAPOINTS_TO_ALARM = 1;
  */
 export const LEASE_EXPRESSION = 'FILL(beats, 0)';
 
-export function leaseAlarmName(planId: string): string {
-  return `chaos-gate-lease-${planId}`;
+/** Every lease alarm's name starts so; the rest names the plan and, for a run's own lease, the run. */
+export const LEASE_ALARM_PREFIX = 'chaos-gate-lease-';
+
+/**
+ * The lease alarm of one run: `chaos-gate-lease-<plan>-<run key>`. The run key is unique per run (a
+ * per-process nonce, see compose/run.ts): two runners of one plan — a matrix job, two pull requests —
+ * each beat and watch their own alarm, so a live runner can never keep a dead one's lease alive.
+ * Without a run key (tests of the alarm itself) the name is the plan's alone.
+ */
+export function leaseAlarmName(planId: string, runKey?: string): string {
+  return runKey ? `${LEASE_ALARM_PREFIX}${planId}-${runKey}` : `${LEASE_ALARM_PREFIX}${planId}`;
+}
+
+/** The heartbeat metric's dimensions: the plan, and the run when the lease is the run's own. */
+function leaseDimensions(planId: string, runKey?: string): { Name: string; Value: string }[] {
+  return runKey
+    ? [
+        { Name: 'Plan', Value: planId },
+        { Name: 'Run', Value: runKey },
+      ]
+    : [{ Name: 'Plan', Value: planId }];
+}
+
+/** Deletes this run's own lease alarm (DeleteAlarms names it exactly; never another run's). */
+export async function deleteLeaseAlarm(
+  cw: CloudWatchClient,
+  planId: string,
+  runKey: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await sendWithin(
+    cw,
+    new DeleteAlarmsCommand({ AlarmNames: [leaseAlarmName(planId, runKey)] }),
+    DEADLINES.cloudwatchOther,
+    "CloudWatch DeleteAlarms (the run's lease alarm)",
+    signal,
+  );
 }
 
 /*
@@ -66,12 +102,13 @@ export async function ensureLeaseAlarm(
   cw: CloudWatchClient,
   planId: string,
   signal?: AbortSignal,
+  runKey?: string,
 ): Promise<MetricAlarm> {
-  const name = leaseAlarmName(planId);
+  const name = leaseAlarmName(planId, runKey);
   const existing = (await describe(cw, [name], signal))[0];
   const wanted = {
     AlarmName: name,
-    AlarmDescription: `chaos-gate lease for plan ${planId}: ALARM when the runner stops sending heartbeats; a stop condition of the plan's FIS template`,
+    AlarmDescription: `chaos-gate lease for plan ${planId}${runKey ? ` run ${runKey}` : ''}: ALARM when the runner stops sending heartbeats; the stop condition of the run's FIS experiment`,
     Metrics: [
       {
         Id: 'beats',
@@ -79,7 +116,7 @@ export async function ensureLeaseAlarm(
           Metric: {
             Namespace: NAMESPACE,
             MetricName: LEASE_METRIC,
-            Dimensions: [{ Name: 'Plan', Value: planId }],
+            Dimensions: leaseDimensions(planId, runKey),
           },
           Period: LEASE_PERIOD_S,
           Stat: 'SampleCount',
@@ -192,6 +229,7 @@ export class CloudWatchLease implements Lease {
   constructor(
     private readonly cw: CloudWatchClient,
     private readonly planId: string,
+    private readonly runKey?: string,
   ) {}
 
   /**
@@ -206,7 +244,7 @@ export class CloudWatchLease implements Lease {
         MetricData: [
           {
             MetricName: LEASE_METRIC,
-            Dimensions: [{ Name: 'Plan', Value: this.planId }],
+            Dimensions: leaseDimensions(this.planId, this.runKey),
             Value: 1,
             StorageResolution: 1,
           },
@@ -227,7 +265,7 @@ export class CloudWatchLease implements Lease {
     await sendWithin(
       this.cw,
       new SetAlarmStateCommand({
-        AlarmName: leaseAlarmName(this.planId),
+        AlarmName: leaseAlarmName(this.planId, this.runKey),
         StateValue: 'ALARM',
         // StateReason is at most 1023 characters (CloudWatch model).
         StateReason: `chaos-gate tripped its lease: ${reason}`.slice(0, 1023),

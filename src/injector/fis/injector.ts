@@ -54,10 +54,13 @@ import { listTargetAccounts } from './target-accounts.js';
 import {
   alarmNameFromArn,
   alarmStates,
+  deleteLeaseAlarm,
   ensureKillSwitchAlarm,
   ensureLeaseAlarm,
   KILL_SWITCH_ALARM,
+  LEASE_ALARM_PREFIX,
 } from './alarms.js';
+import { ALARM_SOURCE } from '../../plan/fis.js';
 
 export { InjectorRefusal };
 
@@ -70,6 +73,12 @@ export interface FisInjectorOptions {
   drift?: 'repair' | 'refuse';
   /** How long `start` waits for the lease alarm to turn OK after the first heartbeats. */
   leaseWarmupMs?: number;
+  /**
+   * This run's key (unique per run): the lease alarm is then the run's own, `chaos-gate-lease-<plan>-<key>`,
+   * bound into the template right before the start ({@link FisInjector.bindLease}). Without it the lease
+   * is the plan's (tests of the injector alone).
+   */
+  leaseKey?: string | undefined;
   /** How long the dry run waits for FIS to resolve targets. */
   dryRunTimeoutMs?: number;
   pollMs?: number;
@@ -133,6 +142,10 @@ export class FisInjector implements Injector {
   /** Alarm ARNs of the current plan's stop conditions, known after provision. */
   private stopAlarmNames: string[] = [];
   private leaseAlarm = '';
+  private leaseArn = '';
+  private planId = '';
+  /** The stop conditions of the plan with this run's lease, as provisioned. */
+  private stopConditions: { source: string; value?: string }[] = [];
   /** The runner's account (from its own alarm's ARN), known after provision. */
   private account = '';
 
@@ -146,7 +159,7 @@ export class FisInjector implements Injector {
     plan: Plan,
     ctx: RunContext,
   ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }> {
-    const lease = await ensureLeaseAlarm(this.cw, plan.id);
+    const lease = await ensureLeaseAlarm(this.cw, plan.id, undefined, this.opts.leaseKey);
     const kill = await ensureKillSwitchAlarm(this.cw);
     let content: TemplateContent;
     try {
@@ -157,6 +170,9 @@ export class FisInjector implements Injector {
     }
     this.stopAlarmNames = content.stopConditions.map((s) => alarmNameFromArn(s.value ?? ''));
     this.leaseAlarm = lease.AlarmName ?? '';
+    this.leaseArn = lease.AlarmArn ?? '';
+    this.planId = plan.id;
+    this.stopConditions = content.stopConditions.map((c) => ({ ...c }));
     const digest = contentDigest(content);
     // The pinned client's summaries lack `arn`; build it from the account in our own alarm's ARN.
     const account = (lease.AlarmArn ?? '').split(':')[4] ?? '';
@@ -437,6 +453,58 @@ export class FisInjector implements Injector {
     const id = out.experiment?.id;
     if (!id) throw new Error('FIS StartExperiment returned no experiment id');
     return { experimentId: id };
+  }
+
+  /**
+   * Makes the template's lease stop condition this run's own alarm. The template is the plan's, shared by
+   * its runs, and an experiment copies the template's stop conditions when it starts; so right before its
+   * start — once its claims are won, so no other run of the plan is between bind and start on the same
+   * targets — a run writes its own lease into it. {@link verifyLease} then checks the started experiment.
+   */
+  async bindLease(templateId: string, signal?: AbortSignal): Promise<void> {
+    if (!this.opts.leaseKey || !this.leaseArn) return;
+    const opts = signal ? { abortSignal: signal } : {};
+    const got = await this.fis.send(new GetExperimentTemplateCommand({ id: templateId }), opts);
+    const current = (got.experimentTemplate?.stopConditions ?? []).map((c) => c.value ?? '').sort();
+    const wanted = this.stopConditions.map((c) => c.value ?? '').sort();
+    if (JSON.stringify(current) === JSON.stringify(wanted)) return;
+    await this.fis.send(
+      new UpdateExperimentTemplateCommand({
+        id: templateId,
+        stopConditions: this.stopConditions as NonNullable<
+          UpdateExperimentTemplateCommandInput['stopConditions']
+        >,
+      }),
+      opts,
+    );
+    this.log(`bound the lease alarm ${this.leaseAlarm} into FIS template ${templateId}`);
+  }
+
+  /**
+   * Throws unless the started experiment's stop conditions (copied from the template at its start) name
+   * this run's lease alarm and no other run's: another run of the plan may have bound its own in between,
+   * and then this run's dead-man's switch would not be this experiment's. The engine stops it and fails.
+   */
+  async verifyLease(experimentId: string, signal?: AbortSignal): Promise<void> {
+    if (!this.opts.leaseKey || !this.leaseArn) return;
+    const out = await this.fis.send(
+      new GetExperimentCommand({ id: experimentId }),
+      signal ? { abortSignal: signal } : {},
+    );
+    const alarms = (out.experiment?.stopConditions ?? [])
+      .filter((c) => c.source === ALARM_SOURCE)
+      .map((c) => c.value ?? '');
+    const leases = alarms.filter((a) => alarmNameFromArn(a).startsWith(LEASE_ALARM_PREFIX));
+    if (leases.length === 1 && leases[0] === this.leaseArn) return;
+    throw new Error(
+      `experiment ${experimentId} started without this run's lease as its stop condition (it has ${leases.map(alarmNameFromArn).join(', ') || 'none'}, expected ${this.leaseAlarm}); stopping it`,
+    );
+  }
+
+  /** Deletes this run's own lease alarm, once its fault is known to have ended. */
+  async endLease(signal?: AbortSignal): Promise<void> {
+    if (!this.opts.leaseKey || !this.planId) return;
+    await deleteLeaseAlarm(this.cw, this.planId, this.opts.leaseKey, signal);
   }
 
   /**

@@ -68,12 +68,22 @@ export function canonical(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A lease alarm's ARN with the run left out: the template is the plan's, but its lease stop condition
+ * names the alarm of whichever run bound it last (each run binds its own right before its start), so
+ * which run's it is must not count as a change of the template.
+ */
+function leaseAgnostic(s: StopCondition): StopCondition {
+  const value = s.value?.replace(/:alarm:chaos-gate-lease-.*$/, ':alarm:chaos-gate-lease');
+  return value === undefined ? s : { ...s, value };
+}
+
 export function contentDigest(content: TemplateContent): string {
   const normal = canonical({
     ...content,
-    stopConditions: [...content.stopConditions].sort((a, b) =>
-      `${a.source}|${a.value ?? ''}`.localeCompare(`${b.source}|${b.value ?? ''}`),
-    ),
+    stopConditions: content.stopConditions
+      .map(leaseAgnostic)
+      .sort((a, b) => `${a.source}|${a.value ?? ''}`.localeCompare(`${b.source}|${b.value ?? ''}`)),
   });
   return createHash('sha256').update(JSON.stringify(normal)).digest('hex').slice(0, 32);
 }

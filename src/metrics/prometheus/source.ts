@@ -9,10 +9,23 @@
  * ends at the tick's deadline (at most the tick's window) even if something inside ignores its abort
  * signal. A query that misses it is a reading with status `error` saying it timed out; `read` never
  * rejects.
+ *
+ * Evidence: an answer is read only up to {@link MAX_ANSWER_BYTES}; it counts only when it is whole (no
+ * `warnings`, which is how Prometheus, Thanos and Mimir flag a partial answer; well-formed `data`), for
+ * the time asked for (the sample time of an instant query is the evaluation time, which must match
+ * `time=` within {@link SAMPLE_TIME_TOLERANCE_MS} and advance from one read of a query to the next),
+ * and finite. Anything else is a `no-data` reading that says why.
  */
 import { systemClock, type Clock } from '../../clock/clock.js';
 import { DEADLINES, isDeadlineError, withDeadline } from '../../net/deadline.js';
-import type { MetricSource, Query, Reading } from '../source.js';
+import {
+  capReason,
+  nonFiniteProblem,
+  SAMPLE_TIME_TOLERANCE_MS,
+  type MetricSource,
+  type Query,
+  type Reading,
+} from '../source.js';
 import { defaultCredentials, signRequest, type CredentialsProvider, type SigV4Options } from './sigv4.js';
 import { parsePrometheusUrl } from './url.js';
 import { BadInputError } from '../../errors/bad-input.js';
@@ -32,6 +45,13 @@ export const RETRY_BASE_MS = 50;
  * 8 KiB; 2 000 characters keeps GET (cache- and log-friendly) for every ordinary query.
  */
 export const MAX_GET_QUERY_CHARS = 2_000;
+
+/**
+ * The largest answer read for one instant query (headers aside). One number is a few hundred bytes; an
+ * error listing a few series, or an incident query with a few thousand open alerts, stays well under
+ * 1 MiB. Past it the body is abandoned unread, so a runaway answer costs at most this much memory.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** How many label sets an error about a multi-series result quotes before summarising. */
 const MAX_LISTED_SERIES = 5;
@@ -61,6 +81,10 @@ export interface PrometheusOptions {
   now?: (() => number) | undefined;
   /** The clock retry backoff sleeps on (the run's clock); defaults to the system clock. */
   clock?: Pick<Clock, 'now' | 'sleep'> | undefined;
+  /** Largest answer body read (bytes); defaults to {@link MAX_ANSWER_BYTES}. */
+  maxAnswerBytes?: number | undefined;
+  /** The HTTP client; defaults to the global `fetch`. Injectable for tests on a virtual clock. */
+  fetch?: typeof fetch | undefined;
 }
 
 /** The `data` of a successful Prometheus query response. */
@@ -69,8 +93,14 @@ export type QueryData =
   | { resultType: 'matrix'; result: { metric: Record<string, string>; values: [number, string][] }[] }
   | { resultType: 'scalar' | 'string'; result: [number, string] };
 
-/** The outcome of one instant query: data, or an error message that is already redacted. */
-export type QueryOutcome = { ok: true; data: QueryData; warnings?: string[] } | { ok: false; error: string };
+/**
+ * The outcome of one instant query: whole, well-formed data, or why there is none (already redacted).
+ * `noData` marks an answer that came but is not evidence (partial, malformed): a `no-data` reading
+ * rather than an `error` one. `infos` are Prometheus 3's informational annotations ("metric might not
+ * be a counter"): they do not make an answer partial, so they are kept, capped, for whoever shows them.
+ */
+export type QueryOutcome =
+  { ok: true; data: QueryData; infos?: string[] } | { ok: false; error: string; noData?: true };
 
 const WINDOW_RE = /\[\$window(?=[\]:])/g;
 
@@ -93,26 +123,38 @@ export function formatLabels(metric: Record<string, string>): string {
   return `{${parts.join(', ')}}`;
 }
 
-/** Parses a Prometheus sample value string (`"0.25"`, `"NaN"`, `"+Inf"`). */
-function sampleValue(text: string): number {
+/** Parses a Prometheus sample value string (`"0.25"`, `"NaN"`, `"+Inf"`); undefined when it is none. */
+function sampleValue(text: string): number | undefined {
   if (text === '+Inf' || text === 'Inf') return Infinity;
   if (text === '-Inf') return -Infinity;
-  return Number(text);
+  if (text === 'NaN') return NaN;
+  const value = Number(text);
+  return text.trim() === '' || Number.isNaN(value) ? undefined : value;
 }
 
-/** Turns a query result into a reading: one number, no-data, or an error that names the query. */
+/**
+ * Turns a query result into a reading: one finite number, no-data (empty, NaN, ±Inf, not a number), or
+ * an error that names the query.
+ */
 export function interpretResult(name: string, query: string, data: QueryData): Reading {
-  const reading = (value: number): Reading =>
-    Number.isNaN(value)
-      ? { name, value: null, status: 'no-data', query, error: 'the query returned NaN' }
-      : { name, value, status: 'ok', query };
+  const reading = (text: string): Reading => {
+    const value = sampleValue(text);
+    if (value === undefined) {
+      const error = `the query returned ${JSON.stringify(capReason(text, 40))}, not a number`;
+      return { name, value: null, status: 'no-data', query, error };
+    }
+    const problem = nonFiniteProblem(value, "the query's value");
+    return problem === undefined
+      ? { name, value, status: 'ok', query }
+      : { name, value: null, status: 'no-data', query, error: problem };
+  };
   switch (data.resultType) {
     case 'scalar':
-      return reading(sampleValue(data.result[1]));
+      return reading(data.result[1]);
     case 'vector': {
       const series = data.result;
       if (series.length === 0) return { name, value: null, status: 'no-data', query, error: 'empty result' };
-      if (series.length === 1) return reading(sampleValue((series[0] as (typeof series)[number]).value[1]));
+      if (series.length === 1) return reading((series[0] as (typeof series)[number]).value[1]);
       const listed = series.slice(0, MAX_LISTED_SERIES).map((s) => formatLabels(s.metric));
       const more = series.length > MAX_LISTED_SERIES ? ` and ${series.length - MAX_LISTED_SERIES} more` : '';
       return {
@@ -142,6 +184,117 @@ export function interpretResult(name: string, query: string, data: QueryData): R
   }
 }
 
+/** `2026-01-01T00:00:05.000Z`, or the raw number when it is no time at all. */
+function isoOf(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms);
+}
+
+/** Seconds with one decimal, for the figures of a freshness reason. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The sample time (ms) of a one-number result, which for an instant query is the time Prometheus
+ * evaluated it at; undefined when the result holds no single sample (empty, several series, a range).
+ */
+export function sampleTimeOf(data: QueryData): number | undefined {
+  if (data.resultType === 'scalar') return data.result[0] * 1000;
+  if (data.resultType === 'vector' && data.result.length === 1)
+    return (data.result[0] as { value: [number, string] }).value[0] * 1000;
+  return undefined;
+}
+
+/**
+ * Why an answer stamped `sampleMs` is not the answer for `at` (ms), or undefined when it is: stamped
+ * more than {@link SAMPLE_TIME_TOLERANCE_MS} before `at` (stale: a cache, a lagging replica) or after
+ * it or after the runner's clock `now` (from the future). The reason carries the figures.
+ */
+export function sampleTimeProblem(
+  sampleMs: number,
+  at: number,
+  now: number,
+  windowMs: number,
+): string | undefined {
+  const tolerance = SAMPLE_TIME_TOLERANCE_MS;
+  const asked = `the time asked for (${isoOf(at)})`;
+  if (!Number.isFinite(sampleMs)) return `the answer has no valid sample time (${String(sampleMs)})`;
+  if (sampleMs - at > tolerance)
+    return `from the future: the sample time ${isoOf(sampleMs)} is ${seconds(sampleMs - at)} after ${asked}; tolerance ${seconds(tolerance)}`;
+  if (sampleMs - now > tolerance)
+    return `from the future: the sample time ${isoOf(sampleMs)} is ${seconds(sampleMs - now)} ahead of the runner's clock (${isoOf(now)}); tolerance ${seconds(tolerance)}`;
+  if (at - sampleMs > tolerance) {
+    const older = at - sampleMs > windowMs ? `, older than the reading's ${seconds(windowMs)} window` : '';
+    return `stale: the sample time ${isoOf(sampleMs)} is ${seconds(at - sampleMs)} before ${asked}${older}; tolerance ${seconds(tolerance)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Why `data` (the `data` of a `success` answer) is not a well-formed query result, or undefined when it
+ * is: every shape `interpretResult` and the incident check read is checked here, so a malformed answer
+ * is no-data with a reason instead of a crash or a silent misread.
+ */
+export function malformedData(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return '`data` is not an object';
+  const { resultType, result } = data as { resultType?: unknown; result?: unknown };
+  const sample = (v: unknown): boolean =>
+    Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
+  const labels = (m: unknown): boolean =>
+    typeof m === 'object' && m !== null && Object.values(m).every((v) => typeof v === 'string');
+  switch (resultType) {
+    case 'scalar':
+    case 'string':
+      return sample(result) ? undefined : `the ${resultType} result is not [time, "value"]`;
+    case 'vector': {
+      if (!Array.isArray(result)) return 'the vector result is not a list';
+      const bad = result.findIndex(
+        (e: unknown) =>
+          typeof e !== 'object' ||
+          e === null ||
+          !labels((e as { metric?: unknown }).metric) ||
+          !sample((e as { value?: unknown }).value),
+      );
+      if (bad < 0) return undefined;
+      const e = result[bad] as { histogram?: unknown } | null;
+      return e !== null && typeof e === 'object' && e.histogram !== undefined
+        ? `series ${bad + 1} is a native histogram, not a number (use histogram_quantile)`
+        : `series ${bad + 1} of the vector result is not {metric, value: [time, "value"]}`;
+    }
+    case 'matrix':
+      return Array.isArray(result) ? undefined : 'the matrix result is not a list';
+    default:
+      return `unknown resultType ${JSON.stringify(capReason(String(resultType), 40))}`;
+  }
+}
+
+/** The annotations of an answer (`warnings`, `infos`) as capped strings; a non-list counts as one. */
+function annotations(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0) return undefined;
+  return list.map((w) => capReason(typeof w === 'string' ? w : JSON.stringify(w)));
+}
+
+/** Reads a body as text, up to `limit` bytes; undefined (and the rest abandoned) past it. */
+async function readCapped(response: Response, limit: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 function errorMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
@@ -160,6 +313,14 @@ export class PrometheusSource implements MetricSource {
   private readonly now: () => number;
   private readonly clock: Pick<Clock, 'now' | 'sleep'>;
   private readonly sigv4: { region: string; service: string; credentials: CredentialsProvider } | undefined;
+  private readonly maxAnswerBytes: number;
+  private readonly fetch: typeof fetch;
+  /**
+   * The last sample each query (name and PromQL) was answered with, for the run this source lives for:
+   * a later read answered with a sample time that did not advance is a frozen answer (a stuck cache or
+   * remote-read), not evidence.
+   */
+  private readonly lastSample = new Map<string, { at: number; sampleMs: number }>();
 
   /** Throws (an edge error) when the options are contradictory or the URL is not http(s). */
   constructor(options: PrometheusOptions) {
@@ -212,6 +373,8 @@ export class PrometheusSource implements MetricSource {
     this.clock = options.clock ?? systemClock;
     const clock = this.clock;
     this.now = options.now ?? (() => clock.now());
+    this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   /** The secrets this source redacts, for front doors that must also mask them (e.g. `core.setSecret`). */
@@ -254,12 +417,41 @@ export class PrometheusSource implements MetricSource {
     const query = this.redact(substituteWindow(promql, windowMs));
     try {
       const outcome = await this.instant(substituteWindow(promql, windowMs), at, deadline, signal);
-      if (!outcome.ok) return { name: q.name, value: null, status: 'error', query, error: outcome.error };
+      if (!outcome.ok) {
+        const status = outcome.noData ? 'no-data' : 'error';
+        return { name: q.name, value: null, status, query, error: outcome.error };
+      }
+      const stale = this.staleness(`${q.name}\u0000${promql}`, outcome.data, at, windowMs);
+      if (stale !== undefined) return { name: q.name, value: null, status: 'no-data', query, error: stale };
       const reading = interpretResult(q.name, query, outcome.data);
       return reading.error === undefined ? reading : { ...reading, error: this.redact(reading.error) };
     } catch (error) {
       return { name: q.name, value: null, status: 'error', query, error: this.redact(errorMessage(error)) };
     }
+  }
+
+  /**
+   * Why the answer to query `key` is not for `at`: the sample time of this query's previous, earlier
+   * read again (a frozen answer), a sample time off `at` (see `sampleTimeProblem`), or one that went
+   * back. Records the sample time for the next read.
+   */
+  private staleness(key: string, data: QueryData, at: number, windowMs: number): string | undefined {
+    const sampleMs = sampleTimeOf(data);
+    if (sampleMs === undefined) return undefined;
+    const previous = this.lastSample.get(key);
+    if (previous === undefined || at > previous.at) {
+      this.lastSample.set(key, { at, sampleMs: Math.max(sampleMs, previous?.sampleMs ?? -Infinity) });
+    }
+    const later = previous !== undefined && at > previous.at;
+    if (later && sampleMs === previous.sampleMs) {
+      return `frozen: the answer is stamped ${isoOf(sampleMs)} again, as at the read for ${isoOf(previous.at)}, though this read asked for ${seconds(at - previous.at)} later`;
+    }
+    const off = sampleTimeProblem(sampleMs, at, this.now(), windowMs);
+    if (off !== undefined) return off;
+    if (later && sampleMs < previous.sampleMs) {
+      return `frozen: the answer is stamped ${isoOf(sampleMs)}, before the previous answer's ${isoOf(previous.sampleMs)}, though this read asked for ${seconds(at - previous.at)} later`;
+    }
+    return undefined;
   }
 
   /**
@@ -340,7 +532,12 @@ export class PrometheusSource implements MetricSource {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method, headers: sendHeaders, body: body ?? null, signal: combined });
+      response = await this.fetch(url, {
+        method,
+        headers: sendHeaders,
+        body: body ?? null,
+        signal: combined,
+      });
     } catch (error) {
       if (timeout.aborted) {
         return {
@@ -357,9 +554,17 @@ export class PrometheusSource implements MetricSource {
         retry: true,
       };
     }
-    let text: string;
+    const tooLarge = {
+      outcome: { ok: false as const, error: `Prometheus answer larger than ${this.maxAnswerBytes} bytes` },
+      retry: false,
+    };
+    if (Number(response.headers.get('content-length') ?? '0') > this.maxAnswerBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      return tooLarge;
+    }
+    let text: string | undefined;
     try {
-      text = await response.text();
+      text = await readCapped(response, this.maxAnswerBytes);
     } catch (error) {
       if (timeout.aborted)
         return {
@@ -372,6 +577,7 @@ export class PrometheusSource implements MetricSource {
         retry: true,
       };
     }
+    if (text === undefined) return tooLarge;
     return { outcome: this.outcomeOf(response, text), retry: RETRYABLE_STATUSES.has(response.status) };
   }
 
@@ -388,21 +594,43 @@ export class PrometheusSource implements MetricSource {
         ),
       };
     }
-    const body = json as {
-      status?: string;
-      data?: QueryData;
-      errorType?: string;
-      error?: string;
-      warnings?: string[];
+    const body = (typeof json === 'object' && json !== null ? json : {}) as {
+      status?: unknown;
+      data?: unknown;
+      errorType?: unknown;
+      error?: unknown;
+      warnings?: unknown;
+      infos?: unknown;
     };
-    if (body.status === 'success' && response.ok && body.data) {
-      return body.warnings
-        ? { ok: true, data: body.data, warnings: body.warnings }
-        : { ok: true, data: body.data };
+    if (body.status === 'success' && response.ok) {
+      const malformed = malformedData(body.data);
+      if (malformed !== undefined) {
+        return {
+          ok: false,
+          noData: true,
+          error: this.redact(`malformed answer: Prometheus said success, but ${malformed}`),
+        };
+      }
+      // Prometheus, Thanos and Mimir say a result may be missing data (a store or querier that did not
+      // answer, a limit hit) with `warnings` on an otherwise successful answer: not whole, not evidence.
+      const warnings = annotations(body.warnings);
+      if (warnings !== undefined) {
+        return {
+          ok: false,
+          noData: true,
+          error: this.redact(capReason(`partial answer: Prometheus warned: ${warnings.join('; ')}`)),
+        };
+      }
+      const infos = annotations(body.infos);
+      const data = body.data as QueryData;
+      return infos ? { ok: true, data, infos: infos.map((i) => this.redact(i)) } : { ok: true, data };
     }
-    const kind = body.errorType ? `${body.errorType}: ` : '';
-    const message = body.error ?? `unexpected response ${text.slice(0, 200)}`;
-    return { ok: false, error: this.redact(`Prometheus ${kind}${message} (HTTP ${response.status})`) };
+    const kind = typeof body.errorType === 'string' ? `${body.errorType}: ` : '';
+    const message = typeof body.error === 'string' ? body.error : `unexpected response ${text.slice(0, 200)}`;
+    return {
+      ok: false,
+      error: this.redact(capReason(`Prometheus ${kind}${message} (HTTP ${response.status})`)),
+    };
   }
 
   private async sign(

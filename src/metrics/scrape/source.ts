@@ -7,11 +7,23 @@
  * (default `DEADLINES.scrapeRequest`) cut to the tick's window, and as soon as the caller's signal
  * aborts. A scrape that misses its deadline gives `error` readings that say it timed out; `read` never
  * rejects.
+ *
+ * Evidence: an exposition is read up to {@link MAX_EXPOSITION_BYTES} (an error page up to
+ * {@link MAX_ERROR_BODY_BYTES}); a value that is not finite (a `+Inf` gauge, a ratio over an infinite
+ * counter) is `no-data`, and so is one computed from samples whose own timestamps (the optional third
+ * field of an exposition line) lie ahead of the scrape beyond `SAMPLE_TIME_TOLERANCE_MS` or before the
+ * reading's window: the endpoint is relaying figures that are not the service's state now.
  */
 import { DEADLINES, isDeadlineError, tickDeadline, withDeadline } from '../../net/deadline.js';
 import { expandEnv } from '../../plan/env.js';
 import type { ScrapeSource as ScrapeSpec } from '../../plan/schema.js';
-import type { MetricSource, Query, Reading } from '../source.js';
+import {
+  nonFiniteProblem,
+  SAMPLE_TIME_TOLERANCE_MS,
+  type MetricSource,
+  type Query,
+  type Reading,
+} from '../source.js';
 import {
   ExpositionError,
   detectFormat,
@@ -29,6 +41,9 @@ import { errorMessage } from '../../errors/message.js';
  * 32 MiB bounds memory against a runaway endpoint while leaving room for large exporters.
  */
 export const MAX_EXPOSITION_BYTES = 32 * 1024 * 1024;
+
+/** How much of an error answer (a non-2xx status) is read, to quote its start in the reading. */
+export const MAX_ERROR_BODY_BYTES = 4 * 1024;
 
 /** Per-request timeout when none is given; the tick's own deadline shortens it further. */
 export const DEFAULT_SCRAPE_TIMEOUT_MS: number = DEADLINES.scrapeRequest;
@@ -153,13 +168,15 @@ function increaseOf(
   w: Window,
   selector: Selector,
   byLabel?: string,
-): { total: number; matched: number; by: Map<string, number> } {
+): { total: number; matched: number; by: Map<string, number>; times: Stamps } {
   let total = 0;
   let matched = 0;
   const by = new Map<string, number>();
+  const times = new Stamps();
   for (const s of candidates(w.current, selector)) {
     if (!selectorMatches(selector, s.name, s.labels)) continue;
     matched++;
+    times.add(s);
     const key = seriesKey(s.name, s.labels);
     const createdKey =
       w.current.created.size > 0 && w.previous.created.size > 0 ? createdKeyFor(s) : undefined;
@@ -173,22 +190,53 @@ function increaseOf(
       by.set(k, (by.get(k) ?? 0) + inc);
     }
   }
-  return { total, matched, by };
+  return { total, matched, by, times };
+}
+
+/** The oldest and newest explicit sample timestamps among the samples a value is computed from. */
+class Stamps {
+  oldest = Infinity;
+  newest = -Infinity;
+  add(sample: Sample): void {
+    if (sample.timestampMs === undefined) return;
+    this.oldest = Math.min(this.oldest, sample.timestampMs);
+    this.newest = Math.max(this.newest, sample.timestampMs);
+  }
+  /** Why these samples are not the endpoint's state at `at` over `windowMs`, if they are not. */
+  problem(at: number, windowMs: number): string | undefined {
+    if (this.newest - at > SAMPLE_TIME_TOLERANCE_MS) {
+      return `from the future: a sample is stamped ${new Date(this.newest).toISOString()}, ${((this.newest - at) / 1000).toFixed(1)} s after the scrape; tolerance ${(SAMPLE_TIME_TOLERANCE_MS / 1000).toFixed(1)} s`;
+    }
+    if (at - this.oldest > windowMs + SAMPLE_TIME_TOLERANCE_MS) {
+      return `stale: a sample is stamped ${new Date(this.oldest).toISOString()}, ${((at - this.oldest) / 1000).toFixed(1)} s before the scrape, older than the reading's ${(windowMs / 1000).toFixed(1)} s window`;
+    }
+    return undefined;
+  }
 }
 
 /** The SLI value of one query over the window, or why there is none. */
-function evaluate(plan: Plan, w: Window | undefined, current: Snapshot): Omit<Reading, 'name' | 'query'> {
+function evaluate(
+  plan: Plan,
+  w: Window | undefined,
+  current: Snapshot,
+  windowMs?: number,
+): Omit<Reading, 'name' | 'query'> {
+  // A difference covers the span between the two scrapes; a gauge, the reading's window.
+  const span = w ? w.current.at - w.previous.at : (windowMs ?? Infinity);
   if (plan.kind === 'gauge') {
     let sum = 0;
     let matched = 0;
+    const times = new Stamps();
     for (const s of candidates(current, plan.selector)) {
       if (selectorMatches(plan.selector, s.name, s.labels)) {
         sum += s.value;
         matched++;
+        times.add(s);
       }
     }
     if (matched === 0) return noData(`no series match ${plan.selector.text}`);
-    return Number.isNaN(sum) ? noData('the gauge is NaN') : { value: sum, status: 'ok' };
+    const stale = times.problem(current.at, windowMs ?? span);
+    return stale !== undefined ? noData(stale) : finite(sum, 'the gauge');
   }
   if (!w) return noData('first scrape: the window starts here and is measured at the next tick');
   if (plan.kind === 'ratio') {
@@ -196,12 +244,16 @@ function evaluate(plan: Plan, w: Window | undefined, current: Snapshot): Omit<Re
     const den = increaseOf(w, plan.denominator);
     if (den.matched === 0) return noData(`no series match the denominator ${plan.denominator.text}`);
     if (num.matched === 0) return noData(`no series match the numerator ${plan.numerator.text}`);
+    const stale = num.times.problem(current.at, span) ?? den.times.problem(current.at, span);
+    if (stale !== undefined) return noData(stale);
     if (den.total === 0) return noData('the denominator did not increase in the window');
     return finite(num.total / den.total);
   }
   if (plan.kind === 'increase' || plan.kind === 'rate') {
     const inc = increaseOf(w, plan.selector);
     if (inc.matched === 0) return noData(`no series match ${plan.selector.text}`);
+    const stale = inc.times.problem(current.at, span);
+    if (stale !== undefined) return noData(stale);
     if (plan.kind === 'increase') return finite(inc.total);
     const seconds = (w.current.at - w.previous.at) / 1000;
     if (!(seconds > 0)) return noData('the two scrapes have the same time');
@@ -209,6 +261,8 @@ function evaluate(plan: Plan, w: Window | undefined, current: Snapshot): Omit<Re
   }
   const inc = increaseOf(w, plan.buckets, 'le');
   if (inc.matched === 0) return noData(`no bucket series match ${plan.buckets.text}`);
+  const stale = inc.times.problem(current.at, span);
+  if (stale !== undefined) return noData(stale);
   const buckets: Bucket[] = [];
   for (const [le, count] of inc.by) {
     const upperBound = Number(le === '+Inf' || le === 'Inf' ? Infinity : le);
@@ -224,14 +278,16 @@ function evaluate(plan: Plan, w: Window | undefined, current: Snapshot): Omit<Re
   }
   const value = histogramQuantile(plan.q, buckets);
   if (Number.isNaN(value)) return noData('no observations in the window');
-  return { value, status: 'ok' };
+  return finite(value, 'the quantile');
 }
 
 function noData(reason: string): Omit<Reading, 'name' | 'query'> {
   return { value: null, status: 'no-data', error: reason };
 }
-function finite(value: number): Omit<Reading, 'name' | 'query'> {
-  return Number.isNaN(value) ? noData('the value is NaN') : { value, status: 'ok' };
+/** The value as an `ok` reading when it is a finite number, else no-data saying what it is. */
+function finite(value: number, what = 'the value'): Omit<Reading, 'name' | 'query'> {
+  const problem = nonFiniteProblem(value, what);
+  return problem === undefined ? { value, status: 'ok' } : noData(problem);
 }
 
 /** Reads `/metrics` endpoints and measures SLIs from consecutive scrapes. */
@@ -295,7 +351,7 @@ export class ScrapeMetricSource implements MetricSource {
       if (plan instanceof SelectorError)
         return { name: q.name, value: null, status: 'error', query, error: plan.message };
       try {
-        return { name: q.name, query, ...evaluate(plan, windows.get(url), result.snapshot) };
+        return { name: q.name, query, ...evaluate(plan, windows.get(url), result.snapshot, windowMs) };
       } catch (error) {
         return { name: q.name, value: null, status: 'error', query, error: errorMessage(error) };
       }
@@ -338,7 +394,7 @@ export class ScrapeMetricSource implements MetricSource {
     try {
       const response = await fetch(url, { headers: { accept: ACCEPT, ...this.headers }, signal });
       if (!response.ok) {
-        const body = (await response.text()).slice(0, 200);
+        const body = ((await readBounded(response, MAX_ERROR_BODY_BYTES, true)) ?? '').slice(0, 200);
         return { ok: false, error: `${url}: HTTP ${response.status} ${response.statusText}: ${body}`.trim() };
       }
       const declared = Number(response.headers.get('content-length') ?? '0');
@@ -410,16 +466,24 @@ function previousValues(w: Window, name: string): Map<string, number> {
   return index;
 }
 
-/** Reads a body as UTF-8 text, giving up (undefined) past `limit` bytes. */
-async function readBounded(response: Response, limit: number): Promise<string | undefined> {
+/**
+ * Reads a body as UTF-8 text up to `limit` bytes. Past it the rest is abandoned (the stream cancelled,
+ * so the connection is not drained) and the answer is undefined, or with `head` the first `limit` bytes.
+ */
+async function readBounded(response: Response, limit: number, head = false): Promise<string | undefined> {
   if (!response.body) return '';
+  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.byteLength;
-    if (bytes > limit) return undefined;
-    text += decoder.decode(chunk, { stream: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      return head ? text + decoder.decode(value.subarray(0, value.byteLength - (bytes - limit))) : undefined;
+    }
+    text += decoder.decode(value, { stream: true });
   }
-  return text + decoder.decode();
 }
