@@ -41,6 +41,8 @@ const LAYERS = {
   ],
   analysis: [...BOTTOM, 'plan', 'journal'],
   report: [...BOTTOM, 'plan', 'journal', 'analysis'],
+  // Outbound notifications: what the journal records, sent on; never the engine's internals.
+  notify: [...BOTTOM, 'plan', 'journal'],
   sim: [...BOTTOM, 'clock', 'plan', 'journal', 'metrics', 'injector'],
   compose: { except: ['action', 'cli', 'sandbox', 'sim'] },
   action: { except: ['cli', 'sandbox', 'sim'] },

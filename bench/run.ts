@@ -23,6 +23,7 @@ import { benchMemory } from './figures/memory.js';
 import { benchOverhead, OVERHEAD_PUBLISH_INTERVAL_MS, OVERHEAD_TARGET_MS } from './figures/overhead.js';
 import { benchReaction } from './figures/reaction.js';
 import { benchScanFigures } from './figures/scan.js';
+import { benchNotify } from './figures/notify.js';
 import { benchSlowAws } from './figures/slow-aws.js';
 import { notMeasured, type FigureResult } from './lib/stats.js';
 import { ROOT } from './lib/world.js';
@@ -32,8 +33,28 @@ import { ROOT } from './lib/world.js';
  * run takes about a minute and a half, a slowed-AWS run one to two (slowAws counts runs per scenario).
  */
 const REPETITIONS = {
-  full: { reaction: 7, lease: 3, coldStart: 10, memory: 3, scan: 7, overhead: 5, slowAws: 3, cliStart: 15 },
-  quick: { reaction: 3, lease: 2, coldStart: 5, memory: 1, scan: 3, overhead: 3, slowAws: 2, cliStart: 7 },
+  full: {
+    reaction: 7,
+    lease: 3,
+    coldStart: 10,
+    memory: 3,
+    scan: 7,
+    overhead: 5,
+    slowAws: 3,
+    cliStart: 15,
+    notify: 5,
+  },
+  quick: {
+    reaction: 3,
+    lease: 2,
+    coldStart: 5,
+    memory: 1,
+    scan: 3,
+    overhead: 3,
+    slowAws: 2,
+    cliStart: 7,
+    notify: 3,
+  },
 } as const;
 
 /** Groups of figures, by the `--only` names that select them. */
@@ -48,6 +69,7 @@ const GROUPS = [
   'lease',
   'overhead',
   'slow-aws',
+  'notify',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -166,8 +188,15 @@ async function main(): Promise<void> {
     figures.push(...benchCliStart(distDir, reps.cliStart, log));
   }
 
+  if (wants('notify')) {
+    log(`notify: ${reps.notify} pairs of simulated 60-minute runs, sinks off and on…`);
+    figures.push(await benchNotify(reps.notify, log));
+  }
+
   // `overhead` runs on a sandbox of its own (10 s alarm evaluation), below.
-  const live = GROUPS.filter((g) => wants(g) && !['bundle', 'scan', 'cli-start', 'overhead'].includes(g));
+  const live = GROUPS.filter(
+    (g) => wants(g) && !['bundle', 'scan', 'cli-start', 'overhead', 'notify'].includes(g),
+  );
   if (live.length > 0) {
     try {
       await withSandbox(async (sandbox) => {

@@ -10,12 +10,14 @@ import { redact } from '../security/redact.js';
 import { logLines } from '../security/log-text.js';
 import type { Journal } from '../journal/types.js';
 import type { GateRequest } from './run.js';
+import { notifySettings, runLinks } from '../notify/index.js';
 
 /** Runs the gate for the action and resolves with the final journal. Plan errors throw (exit 2 upstream). */
 export async function runEngine(req: GateRequest): Promise<Journal> {
   const { inputs } = req;
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
   const within = (p: string): string => (isAbsolute(p) ? p : resolve(workspace, p));
+  const notify = notifySettings(inputs.notify, process.env);
   const early = startEarlyReads({ region: inputs.awsRegion, env: process.env });
   await early.sent();
   const { executeRun } = await import('../compose/run.js');
@@ -38,6 +40,8 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
     abortFile: resolve(dirname(within(inputs.journalPath)), 'ABORT'),
     signal: req.signal,
     env: process.env,
+    notify,
+    notifyLinks: () => runLinks(process.env, req.checkRunId),
     workspace,
     onPlanLoaded: (loaded) => req.onPlanLoaded({ planId: loaded.plan.id, locate: loaded.locate }),
     onExperimentId: (id) => req.onExperimentId(id),

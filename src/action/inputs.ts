@@ -6,6 +6,8 @@ import { DURATION_EXPECTED, parseDuration } from '../plan/duration.js';
 import { prometheusUrlProblem } from '../metrics/prometheus/url.js';
 import { displayUrl, secrets } from '../security/redact.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../preflight/concurrency.js';
+import { isBadInput } from '../errors/bad-input.js';
+import { parseNotifyTargets, type NotifyTarget } from '../notify/config.js';
 
 export const COMMANDS = ['run', 'plan', 'validate'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -29,6 +31,8 @@ export interface ActionInputs {
   journalPath: string;
   reportPath: string;
   queueTimeoutMs: number;
+  /** `notify`: the notification sinks, one `KIND=URL` per line (their URLs registered as secrets). */
+  notify: NotifyTarget[];
 }
 
 /** A bad input: names the input, the value (unless secret) and the expected form. */
@@ -122,6 +126,14 @@ export function parseInputs(
     );
   }
 
+  let notify: NotifyTarget[];
+  try {
+    notify = parseNotifyTargets(get('notify').split(/\r?\n/), 'Input "notify"');
+  } catch (error) {
+    if (isBadInput(error)) throw new InputError('notify', `${error.message}.`);
+    throw error;
+  }
+
   return {
     plan,
     command: oneOf('command', read('command'), COMMANDS),
@@ -145,6 +157,7 @@ export function parseInputs(
     journalPath: read('journal-path'),
     reportPath: read('report-path'),
     queueTimeoutMs,
+    notify,
   };
 }
 

@@ -75,6 +75,8 @@ export interface GateRequest {
   onTick?: ((m: Measurement) => void) | undefined;
   /** Every journal event as it is recorded. */
   onEvent?: ((e: JournalEvent) => void) | undefined;
+  /** The check run's id once created, for the links notifications carry (docs/notifications.md). */
+  checkRunId?: number | undefined;
 }
 
 export interface ActionDeps {
@@ -237,6 +239,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       if (reporter && inputs.checkRun) {
         const id = await reporter.startCheck(info.planId, Date.now());
         if (id !== undefined) core.saveState(STATE.checkRunId, String(id));
+        request.checkRunId = id;
       }
     },
     onExperimentId: (id) => core.saveState(STATE.experimentId, id),

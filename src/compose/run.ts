@@ -43,6 +43,7 @@ import { scrapeUrlFields, type Plan } from '../plan/schema.js';
 import { expandEnv, resolvePlanEnv, type PlanEnv } from '../plan/env.js';
 import { planFileReader } from '../files/read.js';
 import { secrets } from '../security/redact.js';
+import { notifyingJournal, type NotifySettings, type RunLinks } from '../notify/index.js';
 
 /** GitHub cancels a step with SIGINT, then SIGTERM 7.5 s later, then kills (SPEC §6.6). */
 export const CANCEL_STOP_VERIFY_MS = 6_000;
@@ -78,6 +79,9 @@ export interface RunOptions {
    * (compose/early.ts); started here, before the plan is loaded, when absent. Their Region is theirs.
    */
   early?: EarlyReads | undefined;
+  /** Notification sinks (docs/notifications.md) and the links they carry; the writer below tells them. */
+  notify?: NotifySettings | undefined;
+  notifyLinks?: (() => RunLinks) | undefined;
   onPlanLoaded?: ((loaded: LoadedPlan) => void | Promise<void>) | undefined;
   onTick?: ((m: Measurement) => void) | undefined;
   onEvent?: ((e: JournalEvent) => void) | undefined;
@@ -206,9 +210,16 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       queueTimeoutMs: o.queueTimeoutMs ?? 0,
     },
   });
-  const journal: JournalWriter = o.journalPath
-    ? new FileJournalWriter(o.journalPath)
-    : new MemoryJournalWriter();
+  const journal: JournalWriter = notifyingJournal(
+    o.journalPath ? new FileJournalWriter(o.journalPath) : new MemoryJournalWriter(),
+    o.notify && {
+      settings: o.notify,
+      wanted: plan.notify,
+      now: () => clock.now(),
+      links: o.notifyLinks,
+      onEvent: o.onEvent,
+    },
+  );
 
   const settle = async (j: Journal, _verdict: Verdict): Promise<BudgetFigures | undefined> => {
     const damage = damageSli(plan);

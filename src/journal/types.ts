@@ -76,6 +76,8 @@ export type EventType =
   | 'signal'
   | 'error'
   | 'budget'
+  /** Notifications (src/notify/): where they go, and any call that did not get through. */
+  | 'notify'
   | 'verdict';
 
 export interface JournalEvent {

@@ -354,6 +354,10 @@ export const EnvDeclaration = z.union([
   }),
 ]);
 
+/** The notification sinks a plan may ask for by name (docs/notifications.md). */
+export const NOTIFY_KINDS = ['cdevents', 'slack', 'pagerduty', 'grafana'] as const;
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
 const PlanFields = z.strictObject({
   version: describe(z.literal(1), 'Plan format version: 1.'),
   id: describe(Slug, 'Slug naming the check run and the FIS template.'),
@@ -378,6 +382,10 @@ const PlanFields = z.strictObject({
   budget: describe(z.optional(Budget), 'The SLO and the share of its error budget experiments may spend.'),
   fis: describe(Fis, 'The fault, in the FIS experiment template shape.'),
   failover: describe(z.optional(Failover), 'Inputs of the regional failover model.'),
+  notify: describe(
+    z.optional(z.array(z.enum(NOTIFY_KINDS))),
+    'The notification sinks this plan is reported to (cdevents, slack, pagerduty, grafana), of those configured: their URLs and credentials come from inputs and the environment, never from the plan.',
+  ),
   env: describe(
     z._default(z.array(EnvDeclaration), []),
     'Environment variables the plan may expand as ${NAME} (scrape URLs): nothing else is read from the environment. Values are secrets unless public: true.',

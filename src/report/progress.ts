@@ -15,6 +15,7 @@ import { forLog } from '../security/log-text.js';
 
 /** Events worth a line of their own while a run goes. */
 const LOUD_EVENTS = new Set([
+  'notify',
   'steady-state',
   'inject',
   'expectation-observed',

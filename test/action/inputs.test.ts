@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { INPUT_DEFAULTS, InputError, parseHeaders, parseInputs } from '../../src/action/inputs.js';
+import { redact, secrets } from '../../src/security/redact.js';
 
 function inputs(values: Record<string, string>) {
   return (name: string): string => values[name] ?? '';
@@ -25,6 +26,7 @@ describe('action inputs', () => {
       journalPath: 'chaos-gate/journal.json',
       reportPath: 'chaos-gate/report.html',
       queueTimeoutMs: 600_000,
+      notify: [],
     });
   });
 
@@ -113,6 +115,31 @@ describe('action inputs', () => {
     });
   }
 
+  it('reads notify one KIND=URL per line, masks the Slack URL path, and names the input for a bad kind', () => {
+    const slack = 'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX';
+    try {
+      const parsed = parseInputs(
+        inputs({ plan: 'p', notify: `slack=${slack}\n\ncdevents=https://hooks.example.com/ce\n` }),
+      );
+      expect(parsed.notify.map((t) => t.kind)).toEqual(['slack', 'cdevents']);
+      expect(parsed.notify[0]?.display).toBe('slack https://hooks.slack.com/***');
+      expect(redact(`posting to ${slack}`)).not.toContain('XXXXXXXXXXXXXXXX');
+      let error: unknown;
+      try {
+        parseInputs(inputs({ plan: 'p', notify: 'teams=https://example.com/hook' }));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).input).toBe('notify');
+      expect((error as Error).message).toMatch(
+        /Input "notify" entry 1: 'teams' is not a notification kind; expected KIND=URL/,
+      );
+    } finally {
+      secrets.clear();
+    }
+  });
+
   it('masks the token and header values, and never quotes a header value in an error', () => {
     const masked: string[] = [];
     parseInputs(
@@ -157,6 +184,7 @@ describe('action inputs', () => {
       'journal-path',
       'report-path',
       'queue-timeout',
+      'notify',
     ];
     expect(Object.keys(action.inputs).sort()).toEqual([...names].sort());
     for (const [name, spec] of Object.entries(action.inputs)) {

@@ -14,6 +14,7 @@ import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
+import { notifySettings, parseNotifyTargets, runLinks } from '../../notify/index.js';
 
 /**
  * Fault lines of a long run: one per measurement for the first minute after the injection, then one
@@ -35,6 +36,8 @@ Options:
   --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})
   --abort-file <path>         a file whose appearance aborts the run
   --drift repair|refuse       what to do with a template edited by hand (default repair)
+  --notify KIND=URL           send the run to a sink, repeatable; KIND cdevents, slack, pagerduty or
+                              grafana, credentials from the environment (docs/notifications.md)
   --run-id <id>               idempotency key of this run (default GITHUB_RUN_ID or a timestamp)
   --attempt <n>               attempt number (default GITHUB_RUN_ATTEMPT or 1)
   --json                      print {verdict, reason, exitCode, experimentId, journal} at the end
@@ -57,6 +60,7 @@ export const run: CliCommand = {
       'queue-timeout': { type: 'string' },
       'abort-file': { type: 'string' },
       drift: { type: 'string' },
+      notify: { type: 'string', multiple: true },
       'run-id': { type: 'string' },
       attempt: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -76,6 +80,8 @@ export const run: CliCommand = {
     if (!Number.isInteger(attempt) || attempt < 1)
       throw new UsageError(`--attempt must be a positive integer`);
 
+    // Registers the URLs and credentials with the redactor before anything can print them.
+    const notify = notifySettings(parseNotifyTargets(values.notify ?? [], '--notify'), io.env);
     const journalPath = resolve(
       io.cwd,
       values.journal ?? `out/${planFile.replace(/^.*\//, '').replace(/\.(ya?ml|json)$/, '')}.journal.json`,
@@ -112,6 +118,8 @@ export const run: CliCommand = {
         queueTimeoutMs,
         abortFile: values['abort-file'] ? resolve(io.cwd, values['abort-file']) : undefined,
         drift,
+        notify,
+        notifyLinks: () => runLinks(io.env),
         signal: controller.signal,
         env: io.env,
         onTick: progress.onTick,
