@@ -102,7 +102,11 @@ export class SsmRunClaim implements RunClaim {
     let last = '';
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted)
-        return { ok: false, verdict: 'not-run', reason: `cancelled while queued: ${last || 'before the claim'}` };
+        return {
+          ok: false,
+          verdict: 'not-run',
+          reason: `cancelled while queued: ${last || 'before the claim'}`,
+        };
       let blocker = await this.claimAll(arns).then((b) =>
         b ? `target ${b.arn} is claimed by ${holderText(b.holder)}` : undefined,
       );
