@@ -155,6 +155,15 @@ describe('sample times a lie can hide in', () => {
     );
   });
 
+  it('reads the truth again as soon as a lie from the future stops: the lie is not remembered', async () => {
+    const at = now() - 5 * S;
+    let lying = true;
+    const source = stamped((t) => (lying ? t + 3600 : t));
+    expect((await readAt(source, at)).error).toMatch(/^from the future: /);
+    lying = false;
+    expect(await readAt(source, at + S)).toMatchObject({ status: 'ok', value: 0.001 });
+  });
+
   it('takes an answer stamped within the tolerance of the time asked for (a proxy rounding to the second)', async () => {
     const at = now() + 400;
     expect(
