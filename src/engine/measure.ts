@@ -14,7 +14,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Bound, Plan, Sli } from '../plan/schema.js';
 import {
-  nonFiniteProblem,
+  finiteOnly,
   sourceKindOf,
   type MetricSource,
   type Query,
@@ -122,7 +122,7 @@ export class Measurer {
       const r = readings.get(name);
       if (r === undefined)
         return { name, value: null, status: 'error', query: '', error: 'the source returned no reading' };
-      return r.status === 'ok' ? finiteOnly(r) : r;
+      return finiteOnly(r);
     };
 
     let requests: number | null = null;
@@ -207,17 +207,6 @@ export class Measurer {
     );
     return readings;
   }
-}
-
-/**
- * An `ok` reading whose value is not a finite number (or missing) as the `no-data` reading it is: the
- * last line behind the sources' own checks, so that no source can leak a NaN or ±Inf into a verdict.
- */
-export function finiteOnly(r: Reading): Reading {
-  const problem =
-    r.value === null ? 'the source gave no value' : nonFiniteProblem(r.value, "the source's value");
-  if (problem === undefined) return r;
-  return { ...r, value: null, status: 'no-data', error: problem };
 }
 
 /** `1.5 s` style text for a gap message. */

@@ -59,9 +59,12 @@ export function checkBound(value: number, b: BoundSpec): BoundCheck {
   };
 }
 
-/** The status of a reading against a bound: a value outside it is a `breach`; no-data and error pass through. */
+/**
+ * The status of a reading against a bound: a value outside it is a `breach`; no-data and error pass
+ * through, and a value that is not a finite number is no-data (never within a bound).
+ */
 export function statusOf(reading: Pick<Reading, 'value' | 'status'>, b: BoundSpec): SliStatus {
-  if (reading.status !== 'ok' || reading.value === null)
+  if (reading.status !== 'ok' || reading.value === null || !Number.isFinite(reading.value))
     return reading.status === 'ok' ? 'no-data' : reading.status;
   return checkBound(reading.value, b).within ? 'ok' : 'breach';
 }

@@ -7,7 +7,14 @@ import { PrometheusSource, type PrometheusOptions } from './prometheus/source.js
 import { BadInputError } from '../errors/bad-input.js';
 import { redact, secrets } from '../security/redact.js';
 import { ScrapeMetricSource, type ScrapeOptions } from './scrape/source.js';
-import { sourceKindOf, type MetricSource, type Query, type Reading, type SourceKind } from './source.js';
+import {
+  finiteOnly,
+  sourceKindOf,
+  type MetricSource,
+  type Query,
+  type Reading,
+  type SourceKind,
+} from './source.js';
 
 export { PrometheusSource, substituteWindow, type PrometheusOptions } from './prometheus/source.js';
 export { REDACTED } from '../security/redact.js';
@@ -154,13 +161,16 @@ export async function readAll(
                 : `no ${kind} source configured`,
           }));
       items.forEach((item, k) => {
-        out[item.index] = readings[k] ?? {
-          name: item.query.name,
-          value: null,
-          status: 'error',
-          query: '',
-          error: `the ${kind} source returned no reading`,
-        };
+        const reading = readings[k];
+        out[item.index] = reading
+          ? finiteOnly(reading)
+          : {
+              name: item.query.name,
+              value: null,
+              status: 'error',
+              query: '',
+              error: `the ${kind} source returned no reading`,
+            };
       });
     }),
   );

@@ -74,3 +74,16 @@ export function sourceKindOf(spec: SourceSpec): SourceKind {
   if (spec.cloudwatch !== undefined) return 'cloudwatch';
   return 'scrape';
 }
+
+/**
+ * An `ok` reading whose value is not a finite number (or missing) as the `no-data` reading it is; any
+ * other reading as it is. The last line behind the sources' own checks (the engine and `readAll` apply
+ * it to every reading), so that no source can leak a NaN or ±Inf into a verdict.
+ */
+export function finiteOnly(r: Reading): Reading {
+  if (r.status !== 'ok') return r;
+  const problem =
+    r.value === null ? 'the source gave no value' : nonFiniteProblem(r.value, "the source's value");
+  if (problem === undefined) return r;
+  return { ...r, value: null, status: 'no-data', error: problem };
+}

@@ -114,6 +114,67 @@ describe('answers for another time', () => {
   });
 });
 
+describe('sample times a lie can hide in', () => {
+  /** A source whose answers are stamped by `stamp(time asked for)`, with the runner's clock at `clock`. */
+  const stamped = (stamp: (t: number) => number, clock?: () => number) =>
+    new PrometheusSource({
+      url: stand.url,
+      ...(clock ? { now: clock } : {}),
+      fetch: (input) => {
+        const t = Number(new URL(String(input)).searchParams.get('time'));
+        const body = { status: 'success', data: { resultType: 'scalar', result: [stamp(t), '0.001'] } };
+        return Promise.resolve(new Response(JSON.stringify(body)));
+      },
+    });
+
+  it('is no-data "frozen" when the sample time goes back, even within the tolerance', async () => {
+    const at = now() - 5 * S;
+    let first = true;
+    // The first answer is for the time asked for; the next, half a second later, is stamped 300 ms before the first.
+    const source = stamped((t) => (first ? ((first = false), t) : t - 0.8));
+    expect(await readAt(source, at)).toMatchObject({ status: 'ok' });
+    const r = await readAt(source, at + 500);
+    expect(r).toMatchObject({ status: 'no-data', value: null });
+    expect(r.error).toBe(
+      `frozen: the answer is stamped ${new Date(at - 300).toISOString()}, before the previous answer's ${new Date(at).toISOString()}, though this read asked for 0.5 s later`,
+    );
+  });
+
+  it('is no-data "from the future" when the answer is ahead of the runner\'s clock, even if it is for the time asked for', async () => {
+    const at = now();
+    const r = await readAt(
+      stamped(
+        (t) => t,
+        () => at - 5 * S,
+      ),
+      at,
+    );
+    expect(r).toMatchObject({ status: 'no-data', value: null });
+    expect(r.error).toBe(
+      `from the future: the sample time ${new Date(at).toISOString()} is 5.0 s ahead of the runner's clock (${new Date(at - 5 * S).toISOString()}); tolerance 1.0 s`,
+    );
+  });
+
+  it('reads the truth again as soon as a lie from the future stops: the lie is not remembered', async () => {
+    const at = now() - 5 * S;
+    let lying = true;
+    const source = stamped((t) => (lying ? t + 3600 : t));
+    expect((await readAt(source, at)).error).toMatch(/^from the future: /);
+    lying = false;
+    expect(await readAt(source, at + S)).toMatchObject({ status: 'ok', value: 0.001 });
+  });
+
+  it('takes an answer stamped within the tolerance of the time asked for (a proxy rounding to the second)', async () => {
+    const at = now() + 400;
+    expect(
+      await readAt(
+        stamped((t) => Math.floor(t)),
+        at,
+      ),
+    ).toMatchObject({ status: 'ok', value: 0.001 });
+  });
+});
+
 describe('answers that are not whole', () => {
   it('is no-data with the warning as the reason when the answer carries warnings (a partial answer)', async () => {
     tell('warnings');

@@ -316,9 +316,9 @@ export class PrometheusSource implements MetricSource {
   private readonly maxAnswerBytes: number;
   private readonly fetch: typeof fetch;
   /**
-   * The last sample each query (name and PromQL) was answered with, for the run this source lives for:
-   * a later read answered with a sample time that did not advance is a frozen answer (a stuck cache or
-   * remote-read), not evidence.
+   * The last accepted sample each query (name and PromQL) was answered with, for the run this source
+   * lives for: a later read answered with a sample time that did not advance is a frozen answer (a
+   * stuck cache or remote-read), not evidence.
    */
   private readonly lastSample = new Map<string, { at: number; sampleMs: number }>();
 
@@ -431,17 +431,14 @@ export class PrometheusSource implements MetricSource {
   }
 
   /**
-   * Why the answer to query `key` is not for `at`: the sample time of this query's previous, earlier
-   * read again (a frozen answer), a sample time off `at` (see `sampleTimeProblem`), or one that went
-   * back. Records the sample time for the next read.
+   * Why the answer to query `key` is not for `at`: the sample time of this query's last accepted answer
+   * again (a frozen answer), a sample time off `at` (see `sampleTimeProblem`), or one before the last
+   * accepted. Only an accepted answer is remembered, so one lie does not taint the answers after it.
    */
   private staleness(key: string, data: QueryData, at: number, windowMs: number): string | undefined {
     const sampleMs = sampleTimeOf(data);
     if (sampleMs === undefined) return undefined;
     const previous = this.lastSample.get(key);
-    if (previous === undefined || at > previous.at) {
-      this.lastSample.set(key, { at, sampleMs: Math.max(sampleMs, previous?.sampleMs ?? -Infinity) });
-    }
     const later = previous !== undefined && at > previous.at;
     if (later && sampleMs === previous.sampleMs) {
       return `frozen: the answer is stamped ${isoOf(sampleMs)} again, as at the read for ${isoOf(previous.at)}, though this read asked for ${seconds(at - previous.at)} later`;
@@ -451,6 +448,7 @@ export class PrometheusSource implements MetricSource {
     if (later && sampleMs < previous.sampleMs) {
       return `frozen: the answer is stamped ${isoOf(sampleMs)}, before the previous answer's ${isoOf(previous.sampleMs)}, though this read asked for ${seconds(at - previous.at)} later`;
     }
+    if (previous === undefined || later) this.lastSample.set(key, { at, sampleMs });
     return undefined;
   }
 
