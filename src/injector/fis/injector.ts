@@ -158,6 +158,9 @@ export function experimentState(e: Experiment | undefined): ExperimentState {
   return out;
 }
 
+/** A dry run that ended stopped or cancelled before it completed: its targets are unknown. */
+class DryRunEndedEarly extends InjectorRefusal {}
+
 export class FisInjector implements Injector {
   private readonly fis: FisClient;
   private readonly cw: CloudWatchClient;
@@ -392,8 +395,45 @@ export class FisInjector implements Injector {
     ctx: RunContext,
     signal?: AbortSignal,
   ): Promise<TargetResolution> {
+    // A dry run a stop condition stopped (the lease alarm still in ALARM from before the heartbeats
+    // began, or turning ALARM before their first datapoint counts) is asked once more, once no stop
+    // condition is in ALARM; a second stop ends the run not-run.
+    let id = '';
+    for (let round = 1; ; round++) {
+      await this.awaitNoStopConditionInAlarm(signal);
+      id = await this.startDryRun(plan, templateId, ctx, round, signal);
+      try {
+        await this.awaitDryRun(id, templateId, signal);
+        break;
+      } catch (error) {
+        if (!(error instanceof DryRunEndedEarly) || round >= 2) throw error;
+        this.log(`${error.message}; asking for a dry run once more`);
+      }
+    }
+    const targets = await this.listResolved(id, signal);
+    const tagged = this.opts.tagging
+      ? await tagResolvedTargets(plan, targets, {
+          own: this.opts.tagging,
+          ownAccount: this.account || undefined,
+          forAccount: this.opts.taggingFor,
+        })
+      : targets;
+    return { targets: tagged, complete: true, dryRunId: id };
+  }
+
+  /** Starts dry run number `round` (its own client token after the first); returns its id. */
+  private async startDryRun(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    round: number,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const input: StartExperimentCommandInput & FisInputExtensions = {
-      clientToken: clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id),
+      clientToken:
+        round === 1
+          ? clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id)
+          : clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id, String(round)),
       experimentTemplateId: templateId,
       tags: { ...tagsOf(plan, ctx), [TAG_DRY_RUN]: 'true' },
       experimentOptions: { actionsMode: 'skip-all' },
@@ -418,16 +458,47 @@ export class FisInjector implements Injector {
         'fis',
       );
     }
-    await this.awaitDryRun(id, templateId, experimentState(experiment), signal);
-    const targets = await this.listResolved(id, signal);
-    const tagged = this.opts.tagging
-      ? await tagResolvedTargets(plan, targets, {
-          own: this.opts.tagging,
-          ownAccount: this.account || undefined,
-          forAccount: this.opts.taggingFor,
-        })
-      : targets;
-    return { targets: tagged, complete: true, dryRunId: id };
+    return id;
+  }
+
+  /**
+   * FIS watches a dry run's stop conditions like a real experiment's, so one started while a stop
+   * condition is in ALARM is stopped before it resolves anything. The lease alarm is in ALARM when the
+   * runner's heartbeats have just begun after a quiet period (its previous run ended): wait for it to
+   * leave ALARM, as long as the lease warm-up allows. The kill switch, or another stop condition, in
+   * ALARM is a refusal now: waiting does not fix it.
+   */
+  private async awaitNoStopConditionInAlarm(signal: AbortSignal | undefined): Promise<void> {
+    if (this.stopAlarmNames.length === 0) return;
+    const clock = this.opts.clock;
+    const t0 = clock.now();
+    const deadline = t0 + (this.opts.leaseWarmupMs ?? 30_000);
+    for (;;) {
+      const states = await alarmStates(this.cw, this.stopAlarmNames, signal);
+      const inAlarm = this.stopAlarmNames.filter((name) => states.get(name)?.StateValue === 'ALARM');
+      if (inAlarm.length === 0) return;
+      if (inAlarm.includes(KILL_SWITCH_ALARM)) {
+        throw new InjectorRefusal(
+          `the chaos-gate kill switch is engaged (alarm ${KILL_SWITCH_ALARM} is ALARM); release it with 'chaos-gate kill --release'`,
+        );
+      }
+      const others = inAlarm.filter((name) => name !== this.leaseAlarm);
+      if (others.length > 0) {
+        throw new InjectorRefusal(
+          `stop-condition alarms must not be in ALARM when the dry run starts (FIS would stop it at once): ${others.join(', ')}`,
+          'fis.stopConditions',
+        );
+      }
+      if (signal?.aborted || clock.now() >= deadline) {
+        throw new InjectorRefusal(
+          `the lease alarm ${this.leaseAlarm} was still in ALARM ${seconds(clock.now() - t0)} after the heartbeats began, ` +
+            `so FIS would stop the dry run at once; nothing was started`,
+          'fis.stopConditions',
+          'not-run',
+        );
+      }
+      await clock.sleep(Math.min(1000, deadline - clock.now()), signal);
+    }
   }
 
   /**
@@ -436,18 +507,14 @@ export class FisInjector implements Injector {
    * cancelled, that is still pending or initiating at the deadline, or whose state could not be read,
    * is stopped and ends the run `not-run` — its targets are unknown, never "none".
    */
-  private async awaitDryRun(
-    id: string,
-    templateId: string,
-    first: ExperimentState,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
+  private async awaitDryRun(id: string, templateId: string, signal: AbortSignal | undefined): Promise<void> {
     const clock = this.opts.clock;
     const waitMs = this.opts.dryRunTimeoutMs ?? DEFAULT_DRY_RUN_TIMEOUT_MS;
     const t0 = clock.now();
     const deadline = t0 + waitMs;
-    let state = first;
+    let state: ExperimentState = { status: 'pending' };
     let readError: string | undefined;
+    let read = false;
     for (;;) {
       if (state.status === 'completed') return;
       if (state.status === 'failed') {
@@ -457,7 +524,7 @@ export class FisInjector implements Injector {
         );
       }
       if (TERMINAL_STATUSES.has(state.status)) {
-        throw new InjectorRefusal(
+        throw new DryRunEndedEarly(
           `dry run ${id} of ${templateId} ended ${state.status} before it completed (FIS: ${state.reason ?? 'no reason given'}); ` +
             `its targets are unknown, so nothing was started`,
           'fis.targets',
@@ -465,13 +532,14 @@ export class FisInjector implements Injector {
         );
       }
       const now = clock.now();
-      if (signal?.aborted || now >= deadline) break;
-      await clock.sleep(Math.min(this.opts.pollMs ?? 500, deadline - now), signal);
+      if (signal?.aborted || (now >= deadline && read)) break;
+      if (read) await clock.sleep(Math.min(this.opts.pollMs ?? 500, deadline - now), signal);
       if (signal?.aborted) break;
+      read = true;
       try {
         const got = await this.call(
           new GetExperimentCommand({ id }),
-          Math.min(DEADLINES.fisGetExperiment, Math.max(1, deadline - clock.now())),
+          Math.min(DEADLINES.fisGetExperiment, Math.max(1_000, deadline - clock.now())),
           'FIS GetExperiment (dry run)',
           signal,
         );
