@@ -81,8 +81,12 @@ describe('chaos-gate run against the sandbox, fallback on', () => {
   it('resolved targets with a dry run that injected nothing', async () => {
     const starts = await e2e.requests({ service: 'fis', operation: 'StartExperiment' });
     const bodies = starts.map((r) => JSON.stringify(r.body ?? ''));
-    expect(bodies.filter((b) => b.includes('skip-all'))).toHaveLength(1);
-    expect(starts).toHaveLength(2);
+    // One dry run, or two when a stop condition (the lease alarm, before its first heartbeat counted)
+    // stopped the first one before it completed; then exactly one real start.
+    const dryRuns = bodies.filter((b) => b.includes('skip-all'));
+    expect(dryRuns.length).toBeGreaterThanOrEqual(1);
+    expect(dryRuns.length).toBeLessThanOrEqual(2);
+    expect(starts.length - dryRuns.length).toBe(1);
     // Only the real experiment appears in the actions log: the dry run ran nothing.
     expect((await e2e.actions()).map((a) => a.experimentId)).toEqual([run.json.experimentId]);
   });
