@@ -87,11 +87,12 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
   const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
   const plan = loaded.plan;
   const events: JournalEvent[] = [];
-  const ctxFor = (targets?: GateContext['targets']): GateContext => ({
+  const ctxFor = (targets?: GateContext['targets'], targetsComplete?: boolean): GateContext => ({
     plan,
     now: clock.now(),
     record: (e) => events.push({ at: clock.now(), ...e }),
     ...(targets ? { targets } : {}),
+    ...(targets && targetsComplete !== undefined ? { targetsComplete } : {}),
   });
 
   const clients = o.resolve ? createAwsClients({ region: o.awsRegion, env: o.env }) : undefined;
@@ -146,10 +147,10 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     });
     const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
     const { templateId } = await injector.provision(plan, ctx);
-    const resolved = await injector.resolveTargets(plan, templateId, ctx);
-    targets = tagging ? await withTags(tagging, resolved) : resolved;
+    const resolution = await injector.resolveTargets(plan, templateId, ctx);
+    targets = tagging ? await withTags(tagging, resolution.targets) : resolution.targets;
     for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
-      decisions.push({ gate: gate.name, outcome: await gate.check(ctxFor(targets)) });
+      decisions.push({ gate: gate.name, outcome: await gate.check(ctxFor(targets, resolution.complete)) });
     }
   } else {
     for (const gate of gates.filter((g) => g.stage === 'after-targets')) {

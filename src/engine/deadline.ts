@@ -23,6 +23,8 @@ export const CALL_DEADLINES = {
   readinessMs: DEADLINES.cloudwatchDescribeAlarms,
   startMs: DEADLINES.fisStartExperiment,
   stateMs: DEADLINES.fisGetExperiment,
+  /** Looking the run's experiment up by its tags: a few pages of ListExperiments and one GetExperiment. */
+  findMs: 2 * DEADLINES.fisOther,
 } as const;
 
 /**

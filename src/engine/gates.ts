@@ -12,6 +12,11 @@ export interface GateContext {
   now: number;
   /** Targets resolved by the dry run, once known (the blast-radius gate runs after resolution). */
   targets?: ResolvedTarget[];
+  /**
+   * True when `targets` is FIS's whole answer (the dry run completed and its list answered): only then
+   * is an empty `targets` proven empty. A gate that depends on targets never passes an empty set without it.
+   */
+  targetsComplete?: boolean;
   signal?: AbortSignal;
   /** Lets a gate record what it decided (e.g. budget figures, queue progress). */
   record(event: Omit<JournalEvent, 'at'>): void;

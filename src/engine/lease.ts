@@ -49,6 +49,8 @@ export class LeaseKeeper {
   /** Heartbeats published (successful PutMetricData). */
   beats = 0;
   tripped = false;
+  /** Whether CloudWatch accepted at least one of the attempts to force the lease alarm to ALARM. */
+  forced = false;
 
   constructor(private readonly o: LeaseKeeperOptions) {
     this.lastProgressAt = o.clock.now();
@@ -143,6 +145,7 @@ export class LeaseKeeper {
     const once = async (): Promise<boolean> => {
       try {
         await within(clock, LEASE_TRIP_DEADLINE_MS, 'forcing the lease alarm', (s) => lease.trip!(reason, s));
+        this.forced = true;
         return true;
       } catch (error) {
         this.o.note('error', `forcing the lease alarm to ALARM failed: ${errorMessage(error)}`);

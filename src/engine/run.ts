@@ -197,7 +197,8 @@ class GateRun implements RunShared {
       const refusal = refusalOf(error);
       if (refusal && this.experimentId === undefined) {
         // The injector would not proceed (kill switch, unhonoured dry run, drift): nothing was injected.
-        this.event('refused', refusal.message, refusal.field ? { field: refusal.field } : undefined);
+        // `not-run` when the reason is the moment's (FIS did not finish the dry run), else `refused`.
+        this.event(refusal.verdict, refusal.message, refusal.field ? { field: refusal.field } : undefined);
       } else {
         this.event('error', `${errorMessage(error)}${this.offset()}`, { fatal: true });
       }
@@ -229,9 +230,12 @@ class GateRun implements RunShared {
   /**
    * Starts the experiment. A start whose answer was lost (timeout, dropped connection) may still have
    * started it: ask once more with the same run context — the injector's start is idempotent (FIS
-   * clientToken) — so the id is known and the fault can be stopped. Refusals are not retried.
+   * clientToken) — so the id is known and the fault can be watched. When that answer is lost too, the
+   * experiment is looked up by this run's tags before giving up: one that exists is returned as `found`,
+   * for the caller to stop (when its fault began is unknown, so the run cannot judge it). A refusal of
+   * the first ask is not retried: nothing was sent.
    */
-  private async start(templateId: string): Promise<{ experimentId: string }> {
+  private async start(templateId: string): Promise<{ experimentId: string; found?: ExperimentState }> {
     const once = (): Promise<{ experimentId: string }> =>
       within(this.clock, CALL_DEADLINES.startMs, 'FIS StartExperiment', (s) =>
         this.deps.injector.start(this.plan, templateId, this.deps.ctx, s),
@@ -244,10 +248,49 @@ class GateRun implements RunShared {
         'error',
         `starting the experiment failed (${errorMessage(error)}); asking again with the same idempotency key`,
       );
-      const again = await once().catch(() => undefined);
-      if (!again) throw error;
-      return again;
     }
+    let lost: unknown;
+    try {
+      return await once();
+    } catch (error) {
+      lost = error;
+    }
+    return this.findStarted(templateId, lost);
+  }
+
+  /** After two lost start answers: this run's experiment by its tags, or the error saying none is known. */
+  private async findStarted(
+    templateId: string,
+    lost: unknown,
+  ): Promise<{ experimentId: string; found: ExperimentState }> {
+    const injector = this.deps.injector;
+    const why = errorMessage(lost);
+    const run = `run ${this.deps.runId} attempt ${this.deps.attempt}`;
+    if (!injector.find) {
+      throw new Error(
+        `starting the experiment failed twice (${why}); an experiment of ${run} may have started, and this injector cannot look it up`,
+        { cause: lost },
+      );
+    }
+    let found: Awaited<ReturnType<NonNullable<Injector['find']>>>;
+    try {
+      found = await within(this.clock, CALL_DEADLINES.findMs, 'looking up the experiment', (s) =>
+        injector.find!(this.plan, templateId, this.deps.ctx, s),
+      );
+    } catch (error) {
+      throw new Error(
+        `starting the experiment failed twice (${why}), and looking the experiment up by the tags of ${run} failed too ` +
+          `(${errorMessage(error)}): one may be running; the lease alarm stops it once the heartbeats end`,
+        { cause: lost },
+      );
+    }
+    if (!found) {
+      throw new Error(
+        `starting the experiment failed twice (${why}); FIS lists no experiment tagged with ${run}, so none is known to have started`,
+        { cause: lost },
+      );
+    }
+    return { experimentId: found.experimentId, found: found.state };
   }
 
   /** Lets the front door debit the run's measured damage to the chaos ledger before the verdict is final. */
@@ -279,16 +322,23 @@ class GateRun implements RunShared {
     );
     this.deps.journal.update({ templateId: provisioned.templateId });
     this.event('provision', `template ${provisioned.templateId} ${provisioned.action}`, { ...provisioned });
-    const targets = await step('resolving targets (dry run)', () =>
-      within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', () =>
-        this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx),
+    const resolution = await step('resolving targets (dry run)', () =>
+      within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', (s) =>
+        this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx, s),
       ),
     );
+    const targets = resolution.targets;
     this.deps.journal.update({ resolvedTargets: targets });
-    this.event('targets-resolved', `${targets.length} target(s): ${targets.map((t) => t.arn).join(', ')}`, {
-      count: targets.length,
-    });
-    if (!(await this.runGates(['after-targets'], targets))) return;
+    const resolvedData: Record<string, unknown> = { count: targets.length, complete: resolution.complete };
+    if (resolution.dryRunId !== undefined) resolvedData.dryRunId = resolution.dryRunId;
+    this.event(
+      'targets-resolved',
+      targets.length === 0
+        ? `0 targets: ${resolution.complete ? 'the completed dry run resolved none' : 'the dry run did not give its whole answer'}`
+        : `${targets.length} target(s): ${targets.map((t) => t.arn).join(', ')}${resolution.complete ? '' : ' (the dry run did not give its whole answer)'}`,
+      resolvedData,
+    );
+    if (!(await this.runGates(['after-targets'], targets, resolution.complete))) return;
     let lastSteadyAt = await measureSteadyState(this, this.measurer);
     if (lastSteadyAt === undefined) return;
     const claimed = await this.takeClaim(targets);
@@ -304,8 +354,13 @@ class GateRun implements RunShared {
     this.lease?.guard();
     this.startAttempted = true;
     const sentAt = this.now();
-    const { experimentId } = await step('starting the experiment', () => this.start(provisioned.templateId));
+    const started = await step('starting the experiment', () => this.start(provisioned.templateId));
+    const experimentId = started.experimentId;
     this.experimentId = experimentId;
+    if (started.found) {
+      await this.stopFound(experimentId, started.found);
+      return;
+    }
     const startedAt = this.now();
     this.timing({ experimentStartedAt: startedAt, injectedAt: startedAt });
     this.deps.journal.update({ experimentId });
@@ -334,13 +389,40 @@ class GateRun implements RunShared {
       noteState: (s) => this.noteState(s),
       midRun: this.deps.midRun ?? [],
     });
-    const reason =
-      end.kind === 'stop'
-        ? end.reason
-        : `fault ended (${end.kind === 'completed' ? 'completed' : end.status})`;
-    await this.stop(reason, end.kind === 'stop' ? undefined : end.state);
+    if (end.kind === 'stop') {
+      await this.stop(end.reason);
+    } else {
+      // FIS ended the experiment itself (completed, or stopped, failed, cancelled by FIS): there is
+      // nothing to stop, and the journal says how FIS ended it (the `experiment-state` and `fault-ended`
+      // events carry FIS's status and reason).
+      this.stopAttempted = true;
+      this.stopVerified = true;
+    }
     await this.lease?.end();
     if (this.stopVerified && !this.cancelled()) await measureRecovery(this, this.measurer);
+  }
+
+  /**
+   * The experiment a lost start answer left behind, found by its tags. When its fault began is unknown,
+   * so nothing the run measures can be judged against it: its id is saved and journaled, and it is
+   * stopped and verified like any other. The `fatal` error makes the verdict `failed`, never `held`.
+   */
+  private async stopFound(experimentId: string, state: ExperimentState): Promise<void> {
+    this.deps.journal.update({ experimentId });
+    await this.deps.onExperimentId?.(experimentId);
+    const live = !TERMINAL_STATUSES.has(state.status);
+    this.event(
+      'error',
+      `StartExperiment's answer was lost twice, but FIS lists experiment ${experimentId} of this run (${state.status}` +
+        `${state.reason ? `: ${state.reason}` : ''}); ${live ? 'stopping it: ' : ''}when its fault began is unknown, so the run cannot judge it`,
+      { fatal: true, experimentId, found: true, status: state.status },
+    );
+    this.noteState(state);
+    if (live) await this.stop('the StartExperiment answer was lost: the run cannot time the fault');
+    else {
+      this.stopAttempted = true;
+      this.stopVerified = true;
+    }
   }
 
   private startSentAt: number | undefined;
@@ -400,7 +482,11 @@ class GateRun implements RunShared {
     this.stopVerified = outcome.verified;
   }
 
-  private async runGates(stages: Gate['stage'][], targets?: ResolvedTarget[]): Promise<boolean> {
+  private async runGates(
+    stages: Gate['stage'][],
+    targets?: ResolvedTarget[],
+    targetsComplete?: boolean,
+  ): Promise<boolean> {
     for (const gate of (this.deps.gates ?? []).filter((g) => stages.includes(g.stage))) {
       const ctx: GateContext = {
         plan: this.plan,
@@ -408,6 +494,7 @@ class GateRun implements RunShared {
         record: (e) => this.event(e.type, e.message, e.data),
       };
       if (targets) ctx.targets = targets;
+      if (targets && targetsComplete !== undefined) ctx.targetsComplete = targetsComplete;
       if (this.deps.signal) ctx.signal = this.deps.signal;
       const outcome = await step(`gate ${gate.name}`, () => gate.check(ctx));
       if (!outcome.pass) {
@@ -440,7 +527,12 @@ class GateRun implements RunShared {
     this.lease = keeper;
   }
 
-  /** Journals a state read; returns whether it is terminal. */
+  /**
+   * Journals a state read; returns whether it is terminal. An `experiment-state` event is written when
+   * the experiment's status changes, when FIS first shows an action running, and when any action's
+   * status changes, so every per-action status FIS reported (`failed`, `cancelled`, `skipped`…) is in the
+   * journal with FIS's reason.
+   */
   private noteState(s: ExperimentState): boolean {
     const actions = s.actions ?? {};
     const injectedNow =
@@ -450,24 +542,43 @@ class GateRun implements RunShared {
     if (injectedNow) this.injected = true;
     if (becameInjected && s.actionStartedAt !== undefined) this.refineInjectedAt(s.actionStartedAt);
     const terminal = TERMINAL_STATUSES.has(s.status);
-    if (s.status !== this.lastState || becameInjected) {
+    const actionsKey = JSON.stringify(Object.entries(actions).sort(([a], [b]) => a.localeCompare(b)));
+    const actionsChanged = actionsKey !== this.lastActions;
+    this.lastActions = actionsKey;
+    if (s.status !== this.lastState || becameInjected || actionsChanged) {
       this.lastState = s.status;
       const data: Record<string, unknown> = { status: s.status, injected: this.injected, actions };
+      if (s.actionStates) data.actionStates = s.actionStates;
       // Tells live printers that the time origin moved (reports read `timings` from the journal).
       if (becameInjected && this.timings.injectedAt !== undefined) data.injectedAt = this.timings.injectedAt;
       if (s.reason !== undefined) data.reason = s.reason;
       if (s.errorCode !== undefined) data.errorCode = s.errorCode;
-      const message =
-        s.status === 'failed'
-          ? `FIS experiment failed: ${s.errorCode ?? 'no error code'}${s.reason ? ` — ${s.reason}` : ''}${this.offset()}`
-          : `experiment ${this.experimentId ?? ''} ${s.status}${s.reason ? `: ${s.reason}` : ''}${this.offset()}`;
-      this.event('experiment-state', message, data);
+      if (s.errorLocation !== undefined) data.errorLocation = s.errorLocation;
+      this.event('experiment-state', this.stateMessage(s), data);
     }
     if (terminal && this.timings.stoppedAt === undefined) {
       this.timing({ stoppedAt: this.now() });
-      this.event('fault-ended', `fault ended: experiment ${s.status}${this.offset()}`, { status: s.status });
+      this.event(
+        'fault-ended',
+        `fault ended: experiment ${s.status}${s.reason ? ` (FIS: ${s.reason})` : ''}${this.offset()}`,
+        { status: s.status, ...(s.reason !== undefined ? { reason: s.reason } : {}) },
+      );
     }
     return terminal;
+  }
+
+  private lastActions: string | undefined;
+
+  /** One line for a state read: the experiment's status and FIS's reason, then any action that did not run as planned. */
+  private stateMessage(s: ExperimentState): string {
+    const head =
+      s.status === 'failed'
+        ? `FIS experiment failed: ${s.errorCode ?? 'no error code'}${s.errorLocation ? ` at ${s.errorLocation}` : ''}${s.reason ? ` — ${s.reason}` : ''}`
+        : `experiment ${this.experimentId ?? ''} ${s.status}${s.reason ? `: ${s.reason}` : ''}`;
+    const odd = Object.entries(s.actionStates ?? {})
+      .filter(([, a]) => a.status === 'failed' || a.status === 'cancelled' || a.status === 'skipped')
+      .map(([name, a]) => `action ${name} ${a.status}${a.reason ? ` (${a.reason})` : ''}`);
+    return `${head}${odd.length ? `; ${odd.join('; ')}` : ''}${this.offset()}`;
   }
 
   /**

@@ -4,8 +4,10 @@
  * backoff schedule whether or not the previous one answered, and the first terminal answer wins.
  *
  * When the stop has not been seen within the escalation time (about 10 s) — StopExperiment not
- * accepted, or FIS's state unreadable — the lease is tripped: heartbeats stop and the lease alarm is forced to ALARM, so FIS stops the experiment through
- * its own stop condition. The journal says which path ended the fault.
+ * accepted, or FIS's state unreadable — the lease is tripped: heartbeats stop and the lease alarm is
+ * forced to ALARM, so FIS stops the experiment through its own stop condition. The journal says which
+ * path ended the fault, with FIS's own reason once terminal, and a stop never seen says only what is
+ * known (whether CloudWatch accepted forcing the alarm).
  */
 import type { Clock } from '../clock/clock.js';
 import type { ExperimentState, Injector } from '../injector/injector.js';
@@ -186,11 +188,21 @@ export async function stopAndVerify(
           : by === 'already-ended'
             ? 'its own end'
             : 'an unknown path';
-    c.event('stop-verified', `experiment ${experimentId} ${terminalSeen.status} by ${path}${c.offset()}`, {
+    // FIS's own word on how it ended (its reason once terminal, not the "Stopping Experiment." of the
+    // request) goes into the journal with the path.
+    const fis = [terminalSeen.reason, terminalSeen.errorCode].filter(Boolean).join(', ');
+    const data: Record<string, unknown> = {
       status: terminalSeen.status,
       by,
       leaseTripped: c.lease?.tripped === true,
-    });
+    };
+    if (terminalSeen.reason !== undefined) data.reason = terminalSeen.reason;
+    if (terminalSeen.errorCode !== undefined) data.errorCode = terminalSeen.errorCode;
+    c.event(
+      'stop-verified',
+      `experiment ${experimentId} ${terminalSeen.status} by ${path}${fis ? ` (FIS: ${fis})` : ''}${c.offset()}`,
+      data,
+    );
     return { verified: true, by };
   }
   const region = c.region ? ` --region ${c.region}` : '';
@@ -198,15 +210,29 @@ export async function stopAndVerify(
     `aws fis stop-experiment --id ${experimentId}${region}`,
     `aws fis get-experiment --id ${experimentId}${region}`,
   ];
-  const tried = [
-    accepted ? 'StopExperiment was accepted' : 'StopExperiment was not accepted',
-    ...(c.lease?.tripped ? ['the lease alarm was forced to ALARM'] : []),
-  ].join(' and ');
+  // Only what is known: whether StopExperiment was accepted, and whether forcing the lease alarm was
+  // accepted by CloudWatch or refused on every attempt (or never tried).
+  const lease = !c.lease?.tripped
+    ? []
+    : c.lease.forced
+      ? ['CloudWatch accepted forcing the lease alarm to ALARM']
+      : [
+          'every attempt to force the lease alarm to ALARM was refused (the alarm still trips once a period passes without heartbeats)',
+        ];
+  const tried = [accepted ? 'StopExperiment was accepted' : 'StopExperiment was not accepted', ...lease].join(
+    ' and ',
+  );
   c.event(
     'stop-failed',
     `stop of FIS experiment ${experimentId} not verified within ${formatSeconds(budgetMs)}: ${tried}, ` +
       `but FIS's state was never seen stopped (last state ${last}); check it and stop it by hand: ${commands[0]}`,
-    { experimentId, lastState: last, manualCommands: commands, leaseTripped: c.lease?.tripped === true },
+    {
+      experimentId,
+      lastState: last,
+      manualCommands: commands,
+      leaseTripped: c.lease?.tripped === true,
+      leaseForced: c.lease?.forced === true,
+    },
   );
   return { verified: false, by: 'unknown' };
 }

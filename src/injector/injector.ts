@@ -16,13 +16,28 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set([
   'cancelled',
 ]);
 
+/** One action of an experiment as FIS reports it (GetExperiment's `actions.<name>`). */
+export interface ActionState {
+  /** FIS's per-action status: pending, initiating, running, completed, cancelled, stopping, stopped, failed, skipped. */
+  status: string;
+  /** FIS's reason for that status, e.g. why the action failed. Text from AWS: data, never markup. */
+  reason?: string;
+  /** When FIS started and ended the action (ms since the epoch), once it did. */
+  startTime?: number;
+  endTime?: number;
+}
+
 export interface ExperimentState {
   status: ExperimentStatus | (string & {});
   reason?: string;
   /** FIS's error code when failed/stopped (e.g. `StopConditionTriggered`, `InternalFailure`). */
   errorCode?: string;
+  /** Where FIS says the failure is (`state.error.location`: an action or target name). */
+  errorLocation?: string;
   /** Per-action status, e.g. `{ partition: 'running' }`. */
   actions?: Record<string, string>;
+  /** Per-action status with FIS's reason and times, the same actions as `actions`. */
+  actionStates?: Record<string, ActionState>;
   /** True when FIS reports at least one action actually started (the fault was really injected). */
   injected?: boolean;
   /** When the first action started, as FIS reports it (ms since the epoch), once one has. */
@@ -34,6 +49,24 @@ export interface ResolvedTarget {
   target: string;
   arn: string;
   tags?: Record<string, string>;
+}
+
+/**
+ * What a dry run resolved. `complete` is true only when FIS reported the dry run `completed` and every
+ * page of its resolved targets answered: then the list is whole, and an empty list is proven empty. A
+ * list that is not complete is never evidence that nothing would be touched.
+ */
+export interface TargetResolution {
+  targets: ResolvedTarget[];
+  complete: boolean;
+  /** The dry run's experiment id, when there was one. */
+  dryRunId?: string;
+}
+
+/** An experiment of this run found by its tags (after its StartExperiment answer was lost). */
+export interface FoundExperiment {
+  experimentId: string;
+  state: ExperimentState;
 }
 
 export interface RunContext {
@@ -53,8 +86,16 @@ export interface Injector {
     plan: Plan,
     ctx: RunContext,
   ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }>;
-  /** Resolves the targets without injecting (FIS dry run). */
-  resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]>;
+  /**
+   * Resolves the targets without injecting (FIS dry run). A dry run FIS does not finish in time, or that
+   * ends other than `completed`, is stopped and throws `InjectorRefusal`: it never reads as "no targets".
+   */
+  resolveTargets(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<TargetResolution>;
   /**
    * Whether the experiment may start now: null when every precondition holds (every stop-condition
    * alarm OK), else what is still awaited (the lease alarm turning OK). Throws `InjectorRefusal` for a
@@ -69,6 +110,16 @@ export interface Injector {
     ctx: RunContext,
     signal?: AbortSignal,
   ): Promise<{ experimentId: string }>;
+  /**
+   * Looks up this run's experiment (not its dry run) by the tags `start` puts on it — for when a
+   * StartExperiment's answer was lost and asking again did not bring it back. Undefined: FIS lists none.
+   */
+  find?(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<FoundExperiment | undefined>;
   /** Reads the experiment's current state. */
   state(experimentId: string, signal?: AbortSignal): Promise<ExperimentState>;
   /** Requests a stop. Resolves when the request was accepted; the engine verifies. */
@@ -91,13 +142,16 @@ export interface Lease {
 /**
  * Thrown by an injector when it will not proceed for a reason that is the plan's or the account's, not a
  * fault of the tool (kill switch engaged, a dry run the endpoint did not honour, a template drifted under
- * drift=refuse, too many stop conditions). Nothing was injected; the engine's verdict is `refused`.
+ * drift=refuse, too many stop conditions). Nothing was injected; the engine's verdict is `refused`, or
+ * `not-run` when the reason is the world's state of the moment rather than the plan (FIS did not finish
+ * the dry run in time: the same plan may run once FIS answers).
  */
 export class InjectorRefusal extends Error {
   override name = 'InjectorRefusal';
   constructor(
     message: string,
     readonly field?: string,
+    readonly verdict: 'refused' | 'not-run' = 'refused',
   ) {
     super(message);
   }

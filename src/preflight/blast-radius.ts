@@ -311,6 +311,15 @@ export function blastRadiusGate(options: BlastRadiusGateOptions = {}): Gate {
           field: 'fis.targets',
         };
       }
+      if (ctx.targets.length === 0 && ctx.targetsComplete !== true) {
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason:
+            'no resolved targets, and the dry run did not prove the set empty, so the blast radius cannot be computed',
+          field: 'fis.targets',
+        };
+      }
       let available: Record<string, number> | undefined;
       if (options.candidates) {
         available = {};

@@ -81,6 +81,17 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
     stage: 'after-targets',
     async check(ctx: GateContext) {
       const mine = (ctx.targets ?? []).map((t) => t.arn);
+      // An empty set intersects nothing, so it would pass by construction: only FIS's whole answer
+      // (a completed dry run) proves that this run touches nothing another one does.
+      if (mine.length === 0 && ctx.targetsComplete !== true) {
+        return {
+          pass: false,
+          verdict: 'not-run',
+          reason:
+            'no resolved targets, and the dry run did not prove the set empty: cannot show that no running experiment shares one',
+          field: 'fis.targets',
+        };
+      }
       const started = options.clock.now();
       const deadline = started + options.queueTimeoutMs;
       let polls = 0;

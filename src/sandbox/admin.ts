@@ -33,7 +33,12 @@ export const ApiFaultSpec = z
     service: z._default(z.enum(['fis', 'cloudwatch', '*']), '*'),
     /** Operation name (e.g. `GetExperiment`, `GetMetricData`) or `*`. */
     operation: z._default(z.string().check(z.minLength(1)), '*'),
-    kind: z.enum(['throttle', 'error', 'latency', 'drop']),
+    /**
+     * `drop`: the connection is destroyed before the request is handled. `drop-answer`: the request is
+     * handled (a StartExperiment starts its experiment) and then the connection is destroyed without
+     * the answer — a lost answer. FIS only.
+     */
+    kind: z.enum(['throttle', 'error', 'latency', 'drop', 'drop-answer']),
     /** HTTP status for `throttle` (400 or 429; default 429 for FIS, 400 for CloudWatch) and `error` (5xx, default 500). */
     status: z.optional(z.number().check(z.int()).check(z.gte(400)).check(z.lte(599))),
     /**
@@ -65,6 +70,11 @@ export const ApiFaultSpec = z
   .check(
     z.refine((f) => f.kind !== 'error' || f.status === undefined || f.status >= 500, {
       message: 'error status must be 5xx',
+    }),
+  )
+  .check(
+    z.refine((f) => f.kind !== 'drop-answer' || f.service === 'fis', {
+      message: 'drop-answer faults apply to FIS only: give service "fis"',
     }),
   );
 

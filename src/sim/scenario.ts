@@ -66,6 +66,11 @@ const InjectorBehaviour = z.strictObject({
   provisionFails: z.optional(z.string()),
   /** Start throws this message. */
   startFails: z.optional(z.string()),
+  /**
+   * The first this many starts start the experiment (or find it started) but their answer is lost: the
+   * call throws `socket hang up`, as a dropped connection does. The experiment is found by `find`.
+   */
+  startAnswersLost: z._default(z.number().check(z.int()).check(z.gte(0)), 0),
   /** false: actions never reach `running` (FIS never confirms the fault). */
   injected: z._default(z.boolean(), true),
   /** Time in `initiating` before the actions run. */

@@ -7,6 +7,8 @@ import type { Clock } from '../clock/clock.js';
 import type { Plan, SourceSpec } from '../plan/schema.js';
 import type {
   ExperimentState,
+  FoundExperiment,
+  TargetResolution,
   ExperimentStatus,
   Injector,
   ResolvedTarget,
@@ -209,25 +211,38 @@ export class SimInjector implements Injector {
     return { templateId: `EXT${hash32(plan.id).toString(36).toUpperCase()}`, action: 'created' };
   }
 
-  async resolveTargets(plan: Plan, templateId: string): Promise<ResolvedTarget[]> {
+  async resolveTargets(plan: Plan, templateId: string): Promise<TargetResolution> {
     this.record('resolveTargets', plan.id, templateId);
-    return this.world.scenario.injector.targets.map((t) => {
+    const targets = this.world.scenario.injector.targets.map((t) => {
       const r: ResolvedTarget = { target: t.target, arn: t.arn };
       if (t.tags) r.tags = t.tags;
       return r;
     });
+    // The scenario's targets are the whole answer, as a completed FIS dry run's list is.
+    return { targets, complete: true };
   }
 
   async start(plan: Plan, templateId: string, ctx: RunContext): Promise<{ experimentId: string }> {
     this.record('start', plan.id, templateId, ctx.runId, ctx.attempt);
     const b = this.world.scenario.injector;
     if (b.startFails !== undefined) throw new Error(b.startFails);
-    if (this.experimentId !== undefined) return { experimentId: this.experimentId };
-    this.actionNames = Object.keys(plan.fis.actions);
-    this.startedAt = this.world.clock.now();
-    this.experimentId = `EXP${hash32(`${ctx.runId}:${ctx.attempt}:${plan.id}`).toString(36).toUpperCase()}`;
-    this.world.onStart();
+    if (this.experimentId === undefined) {
+      this.actionNames = Object.keys(plan.fis.actions);
+      this.startedAt = this.world.clock.now();
+      this.experimentId = `EXP${hash32(`${ctx.runId}:${ctx.attempt}:${plan.id}`).toString(36).toUpperCase()}`;
+      this.world.onStart();
+    }
+    // The experiment started (or was found by its token), but the answer did not come back.
+    if (this.calls.filter((c) => c.method === 'start').length <= b.startAnswersLost)
+      throw new Error('socket hang up');
     return { experimentId: this.experimentId };
+  }
+
+  /** The run's experiment, once started, as a lookup by its tags would find it. */
+  async find(plan: Plan, templateId: string, ctx: RunContext): Promise<FoundExperiment | undefined> {
+    this.record('find', plan.id, templateId, ctx.runId, ctx.attempt);
+    if (this.experimentId === undefined) return undefined;
+    return { experimentId: this.experimentId, state: await this.state(this.experimentId) };
   }
 
   async stop(experimentId: string, reason: string): Promise<void> {

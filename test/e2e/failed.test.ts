@@ -54,6 +54,21 @@ describe('an experiment that FIS fails mid-run', () => {
     expect(journal.timings.firstBreachAt).toBeUndefined();
   });
 
+  it("journals FIS's per-action status: the action failed, with FIS's reason, and the experiment's final reason", () => {
+    const failed = journal.events.find((e) => e.type === 'experiment-state' && e.data?.status === 'failed');
+    const actions = failed?.data?.actions as Record<string, string>;
+    const details = failed?.data?.actionStates as Record<string, { status: string; reason?: string }>;
+    expect(Object.values(actions)).toContain('failed');
+    expect(Object.values(details).find((a) => a.status === 'failed')?.reason).toBe(WHY);
+    expect(failed?.data).toMatchObject({ errorCode: CODE, reason: WHY });
+    expect(failed?.message).toMatch(
+      /action \w+ failed \(e2e: the sandbox failed this experiment on purpose\)/,
+    );
+    // FIS ended it: the gate sent no stop, and the verdict is not held.
+    expect(journal.events.some((e) => e.type === 'stop-requested')).toBe(false);
+    expect(journal.verdict).not.toBe('held');
+  });
+
   it('the stand-in records the experiment failed and its action no longer running', async () => {
     const experiment = await e2e.experiment(experimentId);
     expect(experiment.state?.status).toBe('failed');

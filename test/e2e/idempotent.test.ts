@@ -84,11 +84,12 @@ describe('the same --run-id and --attempt run twice', () => {
     expect(await e2e.actions()).toHaveLength(1);
   });
 
-  it('the retry followed the experiment to its end and verified it', () => {
+  it('the retry followed the experiment to its end, as FIS reported it', () => {
     expect(retry.code, retry.stderr).toBe(retryJson.exitCode);
     expect(['held', 'deviated'], `${retryJson.verdict}: ${retryJournal.reason}`).toContain(retryJson.verdict);
-    const verified = retryJournal.events.find((e) => e.type === 'stop-verified');
-    expect(verified?.data).toMatchObject({ status: 'completed' });
+    const ended = retryJournal.events.find((e) => e.type === 'fault-ended');
+    expect(ended?.data).toMatchObject({ status: 'completed' });
+    expect(retryJournal.events.some((e) => e.type === 'stop-requested')).toBe(false);
   });
 
   it('leaves the canary without a fault', async () => {

@@ -86,7 +86,7 @@ describe('chaos-gate kill during a run', () => {
     expect(killed.verdict, JSON.stringify(killed)).toBe('aborted');
     expect(killedCode).toBe(1);
     expect(killedJournal.timings.stoppedAt).toBeGreaterThan(killedJournal.timings.injectedAt ?? Infinity);
-    expect(killedJournal.events.find((e) => e.type === 'stop-verified')?.data).toMatchObject({
+    expect(killedJournal.events.find((e) => e.type === 'fault-ended')?.data).toMatchObject({
       status: 'stopped',
     });
     expect((await e2e.experiment(experimentId)).state?.status).toBe('stopped');

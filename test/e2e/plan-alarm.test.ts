@@ -117,7 +117,11 @@ describe('a plan stop-condition alarm forced to ALARM mid-run', () => {
   it('journals the stop with the times of the run', () => {
     expect(journal.timings.injectedAt).toBeDefined();
     expect(journal.timings.stoppedAt).toBeGreaterThan(journal.timings.injectedAt ?? Infinity);
-    expect(eventOf(journal, 'stop-verified')?.data).toMatchObject({ status: 'stopped' });
+    // FIS stopped it by its stop condition: the journal has FIS's status and final reason.
+    expect(eventOf(journal, 'fault-ended')?.data).toMatchObject({
+      status: 'stopped',
+      reason: expect.stringMatching(/^Experiment stopped by stop condition /),
+    });
     // No SLI breached: the stop came from the alarm, not a tripwire.
     expect(journal.timings.firstBreachAt).toBeUndefined();
   });

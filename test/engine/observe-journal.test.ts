@@ -97,7 +97,7 @@ describe('the journal a run finishes', () => {
     expect(j.timings.finishedAt).toBe(events(j.events, 'verdict')[0]?.at);
     expect(events(j.events, 'verdict').map((e) => e.data)).toEqual([{ verdict: 'held', exitCode: 0 }]);
     expect(events(j.events, 'targets-resolved').map((e) => e.data)).toEqual([
-      { count: j.resolvedTargets?.length },
+      { count: j.resolvedTargets?.length, complete: true },
     ]);
   });
 

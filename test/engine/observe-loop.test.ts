@@ -17,6 +17,12 @@ import { scriptedSource, type Scripted } from '../sim/scripted.js';
 
 const held = (): Scenario => loadScenario('fixtures/scenarios/held.yaml');
 const events = (es: readonly JournalEvent[], type: string) => es.filter((e) => e.type === type);
+/**
+ * When the fault loop returned: recovery measures one interval (1 s in these worlds) after it. (A fault
+ * FIS ended by itself has no stop request to date it by.)
+ */
+const loopEndOf = (j: { measurements: readonly { phase: string; at: number }[] }): number =>
+  j.measurements.find((m) => m.phase === 'recovery')!.at - 1000;
 
 /** A mid-run check that records when it was asked (clock ms) and answers with `answer(at)`. */
 function recordingCheck(
@@ -61,7 +67,7 @@ describe('when the loop ends', () => {
     const { check, asked } = recordingCheck('poll');
     const { result, clock } = await simulate(held(), { deps: () => ({ midRun: [check] }) });
     expect(result.verdict).toBe('held');
-    const loopEnded = result.journal.timings.stopRequestedAt!;
+    const loopEnded = loopEndOf(result.journal);
     expect(asked.length).toBeGreaterThan(10);
     expect(Math.max(...asked)).toBeLessThanOrEqual(loopEnded);
     const atEnd = asked.length;
@@ -108,7 +114,8 @@ describe('the wait for the next tick', () => {
     const start = world.injector.startedAt!;
     expect(result.verdict).toBe('held');
     expect(events(result.journal.events, 'fault-ended')[0]!.at - start).toBe(20_400);
-    expect(result.journal.timings.stopRequestedAt! - start).toBe(20_400);
+    expect(loopEndOf(result.journal) - start).toBe(20_400);
+    expect(result.journal.timings.stopRequestedAt).toBeUndefined();
     expect(result.journal.measurements.filter((m) => m.phase === 'fault').at(-1)!.at - start).toBe(20_000);
   });
 
@@ -166,11 +173,11 @@ describe('an end FIS reports during a measurement', () => {
     const start = world.injector.startedAt!;
     expect(events(result.journal.events, 'fault-ended')[0]!.at - start).toBe(20_150);
     expect(result.journal.measurements.filter((m) => m.phase === 'fault').at(-1)!.at - start).toBe(20_000);
-    expect(result.journal.timings.stopRequestedAt! - start).toBe(20_300);
+    expect(loopEndOf(result.journal) - start).toBe(20_300);
     expect(events(result.journal.events, 'abort')).toEqual([]);
-    expect(events(result.journal.events, 'stop-requested')[0]?.message).toBe(
-      'stop requested: fault ended (completed)',
-    );
+    // FIS completed it: no stop request, and the journal says it completed.
+    expect(events(result.journal.events, 'stop-requested')).toEqual([]);
+    expect(events(result.journal.events, 'fault-ended')[0]?.data?.status).toBe('completed');
     expect(result.verdict).toBe('held');
   });
 });
@@ -181,9 +188,9 @@ describe('FIS ending the experiment as failed', () => {
     expect(result.verdict).toBe('failed');
     expect(result.reason).toMatch(/^FIS experiment failed: InternalFailure/);
     expect(events(result.journal.events, 'abort')).toEqual([]);
-    expect(events(result.journal.events, 'stop-requested')[0]?.message).toBe(
-      'stop requested: fault ended (failed)',
-    );
+    // FIS ended it (failed): nothing for the gate to stop.
+    expect(events(result.journal.events, 'stop-requested')).toEqual([]);
+    expect(events(result.journal.events, 'fault-ended')[0]?.data?.status).toBe('failed');
   });
 });
 

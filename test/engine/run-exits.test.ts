@@ -54,9 +54,20 @@ describe('a single stop on every way out', () => {
     expect(stops(run)).toEqual({ calls: 1, requested: 1 });
   });
 
-  it('stops once at a normal end: the way out sends no second StopExperiment', async () => {
+  it('sends no StopExperiment when FIS completed the experiment by itself, and the journal says it completed', async () => {
     const run = await simulate(held());
     expect(run.result.verdict).toBe('held');
+    expect(stops(run)).toEqual({ calls: 0, requested: 0 });
+    expect(run.result.journal.timings.stopRequestedAt).toBeUndefined();
+    expect(events(run.result.journal.events, 'stop-verified')).toEqual([]);
+    expect(events(run.result.journal.events, 'fault-ended').map((e) => e.data?.status)).toEqual([
+      'completed',
+    ]);
+  });
+
+  it('stops once when the run stops the fault: the way out sends no second StopExperiment', async () => {
+    const run = await simulate('aborted-rule');
+    expect(run.result.verdict).toBe('aborted');
     expect(stops(run)).toEqual({ calls: 1, requested: 1 });
     expect(events(run.result.journal.events, 'stop-verified')).toHaveLength(1);
   });
@@ -100,8 +111,14 @@ describe('recovery', () => {
     result.journal.measurements.filter((m) => m.phase === 'recovery');
 
   it('is measured after a verified stop', async () => {
-    const run = await simulate(held());
+    const run = await simulate('aborted-rule');
     expect(events(run.result.journal.events, 'stop-verified')).toHaveLength(1);
+    expect(recoveryTicks(run).length).toBeGreaterThan(0);
+  });
+
+  it('is measured after FIS completed the experiment by itself', async () => {
+    const run = await simulate(held());
+    expect(events(run.result.journal.events, 'fault-ended')).toHaveLength(1);
     expect(recoveryTicks(run).length).toBeGreaterThan(0);
   });
 
@@ -218,6 +235,8 @@ describe('evidence that the fault was injected', () => {
       expect(states).toEqual([
         { at: 0, status: 'initiating', injected: false, injectedAt: undefined },
         { at: 1000, status: 'running', injected: true, injectedAt: 700 },
+        // The world's own answer at +4 s lists other actions: journaled for them, the injection not again.
+        { at: 4000, status: 'running', injected: true, injectedAt: undefined },
       ]);
       expect(injectedAt).toBe(700);
     },

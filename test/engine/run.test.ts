@@ -348,7 +348,7 @@ describe('gates, lease and hooks', () => {
     expect(world.injector.calls).toEqual([]);
   });
 
-  it('beats the lease from just before the start until the stop is verified', async () => {
+  it('beats the lease from just before the start until FIS reports the fault ended', async () => {
     const beats: number[] = [];
     let clockNow = (): number => 0;
     const lease: Lease = { intervalMs: 5000, beat: async () => void beats.push(clockNow()) };
@@ -360,7 +360,8 @@ describe('gates, lease and hooks', () => {
     });
     expect(result.verdict).toBe('held');
     const start = world.injector.calls.find((c) => c.method === 'start')!.at;
-    const verified = result.journal.events.find((e) => e.type === 'stop-verified')!.at;
+    // FIS completed it by itself: its end is the `fault-ended` event (no stop was needed).
+    const verified = result.journal.events.find((e) => e.type === 'fault-ended')!.at;
     expect(beats[0]).toBeLessThanOrEqual(start);
     expect(beats.at(-1)).toBeLessThanOrEqual(verified);
     for (let i = 1; i < beats.length; i++) expect(beats[i]! - beats[i - 1]!).toBe(5000);
@@ -432,7 +433,7 @@ describe('gates, lease and hooks', () => {
 });
 
 describe('a start whose answer was lost', () => {
-  it('asks again with the same context, learns the experiment id and stops the fault', async () => {
+  it('asks again with the same context, learns the experiment id and watches the fault to its end', async () => {
     const { result, world } = await simulate(held(), {
       deps: (w) => {
         const real = w.injector;
@@ -454,9 +455,39 @@ describe('a start whose answer was lost', () => {
     expect(starts).toHaveLength(2);
     expect(starts[0]?.args[2]).toEqual(starts[1]?.args[2]);
     expect(result.experimentId).toBeDefined();
-    expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
+    expect(result.journal.events.some((e) => e.type === 'fault-ended')).toBe(true);
     expect(
       result.journal.events.some((e) => e.message.includes('asking again with the same idempotency key')),
     ).toBe(true);
+  });
+
+  it('finds the experiment by its run tags when both answers were lost, stops it, reports its id, and is never held', async () => {
+    const scenario = held();
+    scenario.injector.startAnswersLost = 2;
+    const ids: string[] = [];
+    const { result, world } = await simulate(scenario, {
+      deps: () => ({ onExperimentId: (id: string) => void ids.push(id) }),
+    });
+    expect(world.injector.calls.map((c) => c.method)).toContain('find');
+    expect(world.injector.calls.filter((c) => c.method === 'start')).toHaveLength(2);
+    expect(result.experimentId).toBe(world.injector.experimentId);
+    expect(result.journal.experimentId).toBe(world.injector.experimentId);
+    expect(ids).toEqual([world.injector.experimentId]);
+    expect(world.injector.stopCount).toBe(1);
+    expect(result.journal.events.some((e) => e.type === 'stop-verified')).toBe(true);
+    expect(result.verdict).toBe('failed');
+    expect(result.reason).toContain(`FIS lists experiment ${world.injector.experimentId} of this run`);
+    // Its fault's start is unknown: nothing is measured against it.
+    expect(result.journal.measurements.filter((m) => m.phase === 'fault')).toEqual([]);
+  });
+
+  it('says none is known to have started when both answers were lost and FIS lists no experiment of the run', async () => {
+    const { result, world } = await simulate('failed-start');
+    expect(world.injector.calls.map((c) => c.method)).toContain('find');
+    expect(result.verdict).toBe('failed');
+    expect(result.reason).toMatch(
+      /FIS lists no experiment tagged with run .* attempt 1, so none is known to have started/,
+    );
+    expect(world.injector.stopCount).toBe(0);
   });
 });

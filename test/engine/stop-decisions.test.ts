@@ -38,6 +38,8 @@ function world(options: {
   lease?: 'none' | 'tripping' | 'guarded';
   region?: string;
   ended?: ExperimentState;
+  /** `refused`: every attempt to force the lease alarm fails (CloudWatch refuses SetAlarmState). */
+  trip?: 'ok' | 'refused';
 }) {
   const clock = new VirtualClock();
   const t0 = clock.now();
@@ -76,7 +78,10 @@ function world(options: {
           lease: {
             intervalMs: 5000,
             beat: async () => void beats.push(clock.now() - t0),
-            trip: async () => void trips.push(clock.now() - t0),
+            trip: async () => {
+              trips.push(clock.now() - t0);
+              if (options.trip === 'refused') throw new Error('AccessDenied: cloudwatch:SetAlarmState');
+            },
           },
           clock,
           staleAfterMs: options.lease === 'guarded' ? 2000 : 60_000,
@@ -316,6 +321,7 @@ describe('a stop that is never seen', () => {
         'aws fis get-experiment --id exp-1 --region eu-west-1',
       ],
       leaseTripped: false,
+      leaseForced: false,
     });
   });
 
@@ -332,9 +338,27 @@ describe('a stop that is never seen', () => {
     await w.run();
     const failed = w.events.find((e) => e.type === 'stop-failed');
     expect(failed?.message).toContain(
-      'StopExperiment was not accepted and the lease alarm was forced to ALARM, but',
+      'StopExperiment was not accepted and CloudWatch accepted forcing the lease alarm to ALARM, but',
     );
     expect(failed?.message).toMatch(/stop it by hand: aws fis stop-experiment --id exp-1$/);
-    expect(failed?.data?.leaseTripped).toBe(true);
+    expect(failed?.data).toMatchObject({ leaseTripped: true, leaseForced: true });
+  });
+
+  it('says every attempt to force the lease alarm was refused when CloudWatch refused them all', async () => {
+    const w = world({
+      stop: () => 'fail',
+      lease: 'tripping',
+      trip: 'refused',
+      state: () => 'running',
+      budgetMs: 12_000,
+    });
+    await w.run();
+    expect(w.trips.length).toBeGreaterThan(1);
+    const failed = w.events.find((e) => e.type === 'stop-failed');
+    expect(failed?.message).toContain(
+      'StopExperiment was not accepted and every attempt to force the lease alarm to ALARM was refused',
+    );
+    expect(failed?.message).not.toContain('was forced to ALARM');
+    expect(failed?.data).toMatchObject({ leaseTripped: true, leaseForced: false });
   });
 });

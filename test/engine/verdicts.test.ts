@@ -35,9 +35,19 @@ describe('every scenario fixture reaches its verdict', () => {
       expect(result.exitCode).toBe(EXIT_CODES[result.verdict]);
       expect(result.journal.complete).toBe(true);
       if (world.injector.startedAt !== undefined) {
-        // Fail closed: every path that injected asked FIS to stop.
-        expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
-        expect(result.journal.events.some((e) => e.type === 'stop-requested')).toBe(true);
+        // Fail closed: every path that injected either saw FIS end the experiment by itself (and sent no
+        // stop: there was nothing to stop) or asked FIS to stop it.
+        const endedByFis = result.journal.events.some(
+          (e) => e.type === 'fault-ended' && !result.journal.events.some((x) => x.type === 'stop-requested'),
+        );
+        if (endedByFis) expect(world.injector.stopCount).toBe(0);
+        else {
+          expect(world.injector.stopCount).toBeGreaterThanOrEqual(1);
+          expect(result.journal.events.some((e) => e.type === 'stop-requested')).toBe(true);
+        }
+        expect(result.journal.events.some((e) => e.type === 'fault-ended' || e.type === 'stop-failed')).toBe(
+          true,
+        );
       } else {
         expect(world.injector.stopCount).toBe(0);
       }

@@ -235,6 +235,7 @@ describe('blastRadiusGate', () => {
       plan,
       now: 0,
       targets: [],
+      targetsComplete: true,
       record,
     });
     expect(outcome).toMatchObject({
@@ -243,6 +244,26 @@ describe('blastRadiusGate', () => {
       field: 'fis.targets.nodes.selectionMode',
     });
     expect(planLimits(plan).maxTargets).toBe(1);
+  });
+
+  it('is refused on an empty set the dry run did not prove empty, and computes a proven-empty one', async () => {
+    const plan = planWithTarget('COUNT(1)');
+    const unproven = await blastRadiusGate().check({ plan, now: 0, targets: [], record });
+    expect(unproven).toMatchObject({ pass: false, verdict: 'refused', field: 'fis.targets' });
+    if (unproven.pass) throw new Error('passed');
+    expect(unproven.reason).toMatch(/did not prove the set empty/);
+    // A proven-empty set is computed like any other (here the selection rules decide).
+    const seen: string[] = [];
+    await blastRadiusGate().check({
+      plan,
+      now: 0,
+      targets: [],
+      targetsComplete: true,
+      record: (e) => void seen.push(e.message),
+    });
+    expect(seen).toEqual([
+      expect.stringMatching(/^blast radius: nodes COUNT\(1\) → 0; 0 target\(s\) in total$/),
+    ]);
   });
 
   it('is refused when no dry run resolved the targets', async () => {

@@ -111,6 +111,32 @@ describe('concurrencyGate (virtual clock)', () => {
     expect(l.calls).toHaveLength(1);
   });
 
+  it('is not-run on an empty set of targets the dry run did not prove empty, without asking FIS', async () => {
+    const clock = new VirtualClock();
+    const l = lister(clock, [{ id: 'EXP9', planId: 'cart-latency', targets: [A] }]);
+    const outcome = await concurrencyGate({ lister: l, clock, queueTimeoutMs: 60_000 }).check({
+      plan,
+      now: 0,
+      targets: [],
+      record: () => {},
+    });
+    expect(outcome).toMatchObject({ pass: false, verdict: 'not-run', field: 'fis.targets' });
+    expect(l.calls).toHaveLength(0);
+  });
+
+  it('passes a proven-empty set of targets: it intersects no running experiment that reports targets', async () => {
+    const clock = new VirtualClock();
+    const l = lister(clock, [{ id: 'EXP9', planId: 'cart-latency', targets: [A] }]);
+    const outcome = await concurrencyGate({ lister: l, clock, queueTimeoutMs: 0 }).check({
+      plan,
+      now: 0,
+      targets: [],
+      targetsComplete: true,
+      record: () => {},
+    });
+    expect(outcome.pass).toBe(true);
+  });
+
   it('with no queue timeout, is not-run at once', async () => {
     const clock = new VirtualClock();
     const l = lister(clock, [{ id: 'EXP9', planId: 'cart-latency', targets: [A] }]);

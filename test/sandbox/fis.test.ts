@@ -197,6 +197,8 @@ describe('experiment lifecycle', () => {
     const stopping = await fis.client.send(new StopExperimentCommand({ id: exp }));
     expect(stopping.experiment?.state).toEqual({ status: 'stopping', reason: 'Stopping Experiment.' });
     const final = await waitForExperiment(fis.client, exp, (e) => e.state?.status === 'stopped');
+    // Once stopped, the reason is the final one, no longer the request's "Stopping Experiment.".
+    expect(final.state).toEqual({ status: 'stopped', reason: 'Experiment stopped.' });
     expect(final.actions?.partition?.state?.status).toBe('stopped');
     expect(final.actions?.later?.state?.status).toBe('cancelled');
     expect(faultKeysOf(await canaryFaults(), exp)).toEqual([]);
@@ -706,6 +708,36 @@ describe('API faults from the admin endpoint', () => {
     await expect(plain.client.send(new ListExperimentTemplatesCommand({}))).rejects.toThrow();
     const ok = await plain.client.send(new ListExperimentTemplatesCommand({}));
     expect(ok.experimentTemplates?.length).toBeGreaterThan(0);
+  });
+
+  it('starts the experiment but loses its answer for a drop-answer fault; the same token finds it again', async () => {
+    const id = await createTemplate();
+    const plain = recordingFis(sandbox.urls.aws, { maxAttempts: 1 });
+    await sandbox.admin.send('POST', '/faults', {
+      service: 'fis',
+      operation: 'StartExperiment',
+      kind: 'drop-answer',
+      count: 1,
+    });
+    const input = {
+      experimentTemplateId: id,
+      clientToken: `lost-answer-${Date.now()}`,
+      tags: { 'chaos-gate:run': 'lost-answer' },
+    };
+    await expect(plain.client.send(new StartExperimentCommand(input))).rejects.toThrow();
+    const listed = await plain.client.send(new ListExperimentsCommand({}));
+    const mine = listed.experiments?.filter((e) => e.tags?.['chaos-gate:run'] === 'lost-answer') ?? [];
+    expect(mine).toHaveLength(1);
+    const again = await plain.client.send(new StartExperimentCommand(input));
+    expect(again.experiment?.id).toBe(mine[0]!.id);
+    await plain.client.send(new StopExperimentCommand({ id: mine[0]!.id! }));
+    await waitForExperiment(plain.client, mine[0]!.id!, (e) => e.state?.status === 'stopped');
+  });
+
+  it('refuses a drop-answer fault for CloudWatch: only FIS answers can be lost that way', async () => {
+    await expect(
+      sandbox.admin.send('POST', '/faults', { service: 'cloudwatch', kind: 'drop-answer' }),
+    ).rejects.toThrow(/drop-answer faults apply to FIS only/);
   });
 
   it('rejects a malformed fault with the field and the expectation', async () => {

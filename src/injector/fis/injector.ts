@@ -12,6 +12,7 @@ import {
   GetExperimentTemplateCommand,
   ListExperimentResolvedTargetsCommand,
   ListExperimentTemplatesCommand,
+  ListExperimentsCommand,
   StartExperimentCommand,
   StopExperimentCommand,
   TagResourceCommand,
@@ -30,11 +31,17 @@ import type { Plan } from '../../plan/schema.js';
 import type { Clock } from '../../clock/clock.js';
 import {
   InjectorRefusal,
+  TERMINAL_STATUSES,
+  type ActionState,
   type ExperimentState,
+  type FoundExperiment,
   type Injector,
   type ResolvedTarget,
   type RunContext,
+  type TargetResolution,
 } from '../injector.js';
+import { DEADLINES, sendWithin } from '../../net/deadline.js';
+import { errorMessage } from '../../errors/message.js';
 import type { FisInputExtensions } from './patches.js';
 import type { TaggingSender } from '../aws/tagging.js';
 import { tagResolvedTargets } from './resolved-tags.js';
@@ -95,7 +102,19 @@ export interface FisInjectorOptions {
   taggingFor?: ((accountId: string) => TaggingSender | undefined) | undefined;
 }
 
-const DRY_RUN_DONE = new Set(['completed', 'stopped', 'failed', 'cancelled', 'running']);
+/** The tag that marks a dry run, so no lookup mistakes it for the run's real experiment. */
+const TAG_DRY_RUN = 'chaos-gate:dry-run';
+/** How long the dry run may take to reach `completed` unless told otherwise. */
+export const DEFAULT_DRY_RUN_TIMEOUT_MS = 60_000;
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function timeOf(d: Date | undefined): number | undefined {
+  const t = d?.getTime();
+  return t === undefined || Number.isNaN(t) ? undefined : t;
+}
 
 function tagsOf(plan: Plan, ctx: RunContext): Record<string, string> {
   const tags: Record<string, string> = {
@@ -109,31 +128,47 @@ function tagsOf(plan: Plan, ctx: RunContext): Record<string, string> {
   return tags;
 }
 
-/** Maps FIS's experiment to the engine's view, including whether any action really ran. */
+/**
+ * Maps FIS's experiment to the engine's view: its state with FIS's own reason, error code and location,
+ * each action's status with its reason and times, and whether any action really ran. An action counts as
+ * run once FIS shows it running or past running (`completed`, `stopping`, `stopped`); a `failed`,
+ * `cancelled` or `skipped` action alone is no evidence that its fault was ever on.
+ */
 export function experimentState(e: Experiment | undefined): ExperimentState {
-  const state = (e?.state ?? {}) as { status?: string; reason?: string; error?: { code?: string } };
+  const state = (e?.state ?? {}) as {
+    status?: string;
+    reason?: string;
+    error?: { code?: string; location?: string };
+  };
   const actions: Record<string, string> = {};
+  const actionStates: Record<string, ActionState> = {};
   let injected = false;
   let firstStart: number | undefined;
   for (const [name, a] of Object.entries(e?.actions ?? {})) {
     const status = a.state?.status ?? 'unknown';
     actions[name] = status;
-    if (
-      status === 'running' ||
-      status === 'completed' ||
-      (a.startTime && status !== 'skipped' && status !== 'pending')
-    ) {
+    const detail: ActionState = { status };
+    if (a.state?.reason) detail.reason = a.state.reason;
+    const started = timeOf(a.startTime);
+    const ended = timeOf(a.endTime);
+    if (started !== undefined) detail.startTime = started;
+    if (ended !== undefined) detail.endTime = ended;
+    actionStates[name] = detail;
+    if (['running', 'completed', 'stopping', 'stopped'].includes(status)) {
       injected = true;
-      const t = a.startTime?.getTime();
-      if (t !== undefined && !Number.isNaN(t) && (firstStart === undefined || t < firstStart)) firstStart = t;
+      if (started !== undefined && (firstStart === undefined || started < firstStart)) firstStart = started;
     }
   }
-  const out: ExperimentState = { status: state.status ?? 'unknown', actions, injected };
+  const out: ExperimentState = { status: state.status ?? 'unknown', actions, actionStates, injected };
   if (firstStart !== undefined) out.actionStartedAt = firstStart;
   if (state.reason) out.reason = state.reason;
   if (state.error?.code) out.errorCode = state.error.code;
+  if (state.error?.location) out.errorLocation = state.error.location;
   return out;
 }
+
+/** A dry run that ended stopped or cancelled before it completed: its targets are unknown. */
+class DryRunEndedEarly extends InjectorRefusal {}
 
 export class FisInjector implements Injector {
   private readonly fis: FisClient;
@@ -365,21 +400,73 @@ export class FisInjector implements Injector {
     return found[0];
   }
 
-  async resolveTargets(plan: Plan, templateId: string, ctx: RunContext): Promise<ResolvedTarget[]> {
+  /** One FIS call under its deadline and the caller's signal. */
+  private call<C extends object>(command: C, ms: number, label: string, signal?: AbortSignal) {
+    return sendWithin(this.fis as never, command, ms, label, signal);
+  }
+
+  async resolveTargets(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<TargetResolution> {
+    // A dry run a stop condition stopped (the lease alarm still in ALARM from before the heartbeats
+    // began, or turning ALARM before their first datapoint counts) is asked once more, once no stop
+    // condition is in ALARM; a second stop ends the run not-run.
+    let id = '';
+    for (let round = 1; ; round++) {
+      await this.awaitNoStopConditionInAlarm(signal);
+      id = await this.startDryRun(plan, templateId, ctx, round, signal);
+      try {
+        await this.awaitDryRun(id, templateId, signal);
+        break;
+      } catch (error) {
+        if (!(error instanceof DryRunEndedEarly) || round >= 2) throw error;
+        this.log(`${error.message}; asking for a dry run once more`);
+      }
+    }
+    const targets = await this.listResolved(id, signal);
+    const tagged = this.opts.tagging
+      ? await tagResolvedTargets(plan, targets, {
+          own: this.opts.tagging,
+          ownAccount: this.account || undefined,
+          forAccount: this.opts.taggingFor,
+        })
+      : targets;
+    return { targets: tagged, complete: true, dryRunId: id };
+  }
+
+  /** Starts dry run number `round` (its own client token after the first); returns its id. */
+  private async startDryRun(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    round: number,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const input: StartExperimentCommandInput & FisInputExtensions = {
-      clientToken: clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id),
+      clientToken:
+        round === 1
+          ? clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id)
+          : clientToken('dry-run', ctx.runId, String(ctx.attempt), plan.id, String(round)),
       experimentTemplateId: templateId,
-      tags: { ...tagsOf(plan, ctx), 'chaos-gate:dry-run': 'true' },
+      tags: { ...tagsOf(plan, ctx), [TAG_DRY_RUN]: 'true' },
       experimentOptions: { actionsMode: 'skip-all' },
     };
-    const started = await this.fis.send(new StartExperimentCommand(input));
+    const started = await this.call(
+      new StartExperimentCommand(input),
+      DEADLINES.fisStartExperiment,
+      'FIS StartExperiment (dry run)',
+      signal,
+    );
     const experiment = started.experiment;
     const id = experiment?.id;
     if (!id) throw new Error('FIS StartExperiment (dry run) returned no experiment id');
     const mode = (experiment?.experimentOptions as { actionsMode?: string } | undefined)?.actionsMode;
     if (mode !== 'skip-all') {
       // The endpoint ignored the dry-run option: this experiment may be injecting for real. Stop it now.
-      await this.stop(id, 'dry run was not honoured').catch(() => undefined);
+      await this.stopQuietly(id);
       throw new InjectorRefusal(
         `FIS answered the dry run of ${templateId} with actionsMode ${mode ?? '(absent)'} instead of skip-all; ` +
           `experiment ${id} was stopped at once and nothing else will start. Check that the FIS endpoint supports ` +
@@ -387,29 +474,125 @@ export class FisInjector implements Injector {
         'fis',
       );
     }
-    const deadline = this.opts.clock.now() + (this.opts.dryRunTimeoutMs ?? 60_000);
-    let status = experiment.state?.status as string | undefined;
-    while (!DRY_RUN_DONE.has(status ?? '') && this.opts.clock.now() < deadline) {
-      await this.opts.clock.sleep(this.opts.pollMs ?? 500);
-      const got = await this.fis.send(new GetExperimentCommand({ id }));
-      status = got.experiment?.state?.status as string | undefined;
-      if (status === 'failed') {
-        const err = (got.experiment?.state as { error?: { code?: string } } | undefined)?.error?.code;
+    return id;
+  }
+
+  /**
+   * FIS watches a dry run's stop conditions like a real experiment's, so one started while a stop
+   * condition is in ALARM is stopped before it resolves anything. The lease alarm is in ALARM when the
+   * runner's heartbeats have just begun after a quiet period (its previous run ended): wait for it to
+   * leave ALARM, as long as the lease warm-up allows. The kill switch, or another stop condition, in
+   * ALARM is a refusal now: waiting does not fix it.
+   */
+  private async awaitNoStopConditionInAlarm(signal: AbortSignal | undefined): Promise<void> {
+    if (this.stopAlarmNames.length === 0) return;
+    const clock = this.opts.clock;
+    const t0 = clock.now();
+    const deadline = t0 + (this.opts.leaseWarmupMs ?? 30_000);
+    for (;;) {
+      const states = await alarmStates(this.cw, this.stopAlarmNames, signal);
+      const inAlarm = this.stopAlarmNames.filter((name) => states.get(name)?.StateValue === 'ALARM');
+      if (inAlarm.length === 0) return;
+      if (inAlarm.includes(KILL_SWITCH_ALARM)) {
         throw new InjectorRefusal(
-          `FIS could not resolve the targets of ${templateId}: dry run ${id} failed (${err ?? 'no error code'}: ${got.experiment?.state?.reason ?? ''})`,
+          `the chaos-gate kill switch is engaged (alarm ${KILL_SWITCH_ALARM} is ALARM); release it with 'chaos-gate kill --release'`,
+        );
+      }
+      const others = inAlarm.filter((name) => name !== this.leaseAlarm);
+      if (others.length > 0) {
+        throw new InjectorRefusal(
+          `stop-condition alarms must not be in ALARM when the dry run starts (FIS would stop it at once): ${others.join(', ')}`,
+          'fis.stopConditions',
+        );
+      }
+      if (signal?.aborted || clock.now() >= deadline) {
+        throw new InjectorRefusal(
+          `the lease alarm ${this.leaseAlarm} was still in ALARM ${seconds(clock.now() - t0)} after the heartbeats began, ` +
+            `so FIS would stop the dry run at once; nothing was started`,
+          'fis.stopConditions',
+          'not-run',
+        );
+      }
+      await clock.sleep(Math.min(1000, deadline - clock.now()), signal);
+    }
+  }
+
+  /**
+   * Waits for the dry run to reach `completed`: only then are its resolved targets FIS's whole answer.
+   * A dry run that failed is refused (FIS could not resolve the targets); one that was stopped or
+   * cancelled, that is still pending or initiating at the deadline, or whose state could not be read,
+   * is stopped and ends the run `not-run` — its targets are unknown, never "none".
+   */
+  private async awaitDryRun(id: string, templateId: string, signal: AbortSignal | undefined): Promise<void> {
+    const clock = this.opts.clock;
+    const waitMs = this.opts.dryRunTimeoutMs ?? DEFAULT_DRY_RUN_TIMEOUT_MS;
+    const t0 = clock.now();
+    const deadline = t0 + waitMs;
+    let state: ExperimentState = { status: 'pending' };
+    let readError: string | undefined;
+    let read = false;
+    for (;;) {
+      if (state.status === 'completed') return;
+      if (state.status === 'failed') {
+        throw new InjectorRefusal(
+          `FIS could not resolve the targets of ${templateId}: dry run ${id} failed (${state.errorCode ?? 'no error code'}: ${state.reason ?? ''})`,
           'fis.targets',
         );
       }
+      if (TERMINAL_STATUSES.has(state.status)) {
+        throw new DryRunEndedEarly(
+          `dry run ${id} of ${templateId} ended ${state.status} before it completed (FIS: ${state.reason ?? 'no reason given'}); ` +
+            `its targets are unknown, so nothing was started`,
+          'fis.targets',
+          'not-run',
+        );
+      }
+      const now = clock.now();
+      if (signal?.aborted || (now >= deadline && read)) break;
+      if (read) await clock.sleep(Math.min(this.opts.pollMs ?? 500, deadline - now), signal);
+      if (signal?.aborted) break;
+      read = true;
+      try {
+        const got = await this.call(
+          new GetExperimentCommand({ id }),
+          Math.min(DEADLINES.fisGetExperiment, Math.max(1_000, deadline - clock.now())),
+          'FIS GetExperiment (dry run)',
+          signal,
+        );
+        state = experimentState(got.experiment);
+        readError = undefined;
+      } catch (error) {
+        readError = errorMessage(error);
+      }
     }
+    const stopped = await this.stopQuietly(id);
+    const waited = seconds(clock.now() - t0);
+    const what = signal?.aborted
+      ? `the run was cancelled after ${waited} while dry run ${id} of ${templateId} was still ${state.status}`
+      : `FIS did not finish dry run ${id} of ${templateId} within ${waited}: it was still ${state.status}` +
+        (readError ? ` (the last state read failed: ${readError})` : '');
+    throw new InjectorRefusal(
+      `${what}; the pending dry run was stopped (${stopped}) and no experiment was started, because its targets ` +
+        `are unknown (not "none"). Check it with 'aws fis get-experiment --id ${id}' and run again`,
+      'fis.targets',
+      'not-run',
+    );
+  }
+
+  /** Every page of the dry run's resolved targets, each page under its deadline. */
+  private async listResolved(id: string, signal: AbortSignal | undefined): Promise<ResolvedTarget[]> {
     const targets: ResolvedTarget[] = [];
     let nextToken: string | undefined;
     do {
-      const page = await this.fis.send(
+      const page = await this.call(
         new ListExperimentResolvedTargetsCommand({
           experimentId: id,
           maxResults: 100,
           ...(nextToken ? { nextToken } : {}),
         }),
+        DEADLINES.fisOther,
+        'FIS ListExperimentResolvedTargets',
+        signal,
       );
       for (const r of page.resolvedTargets ?? []) {
         const info = r.targetInformation ?? {};
@@ -426,13 +609,57 @@ export class FisInjector implements Injector {
       }
       nextToken = page.nextToken;
     } while (nextToken);
-    return this.opts.tagging
-      ? tagResolvedTargets(plan, targets, {
-          own: this.opts.tagging,
-          ownAccount: this.account || undefined,
-          forAccount: this.opts.taggingFor,
-        })
-      : targets;
+    return targets;
+  }
+
+  /** StopExperiment under its own deadline (never the caller's signal, which may be what ended the wait). */
+  private async stopQuietly(id: string): Promise<string> {
+    try {
+      await this.stop(id, 'chaos-gate stopped its own experiment');
+      return 'StopExperiment accepted';
+    } catch (error) {
+      return `StopExperiment not accepted: ${errorMessage(error)}`;
+    }
+  }
+
+  /**
+   * This run's experiment by its tags: ListExperiments for the template (every page), keeping those
+   * tagged with this plan, run id and attempt and not tagged as a dry run, newest first; then its full
+   * state. FIS does not show an experiment's clientToken, so the tags `start` sets are the key.
+   */
+  async find(
+    plan: Plan,
+    templateId: string,
+    ctx: RunContext,
+    signal?: AbortSignal,
+  ): Promise<FoundExperiment | undefined> {
+    const wanted = tagsOf(plan, ctx);
+    const mine: { id: string; created: number }[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.call(
+        new ListExperimentsCommand({
+          maxResults: 100,
+          experimentTemplateId: templateId,
+          ...(nextToken ? { nextToken } : {}),
+        } as ConstructorParameters<typeof ListExperimentsCommand>[0] & FisInputExtensions),
+        DEADLINES.fisOther,
+        'FIS ListExperiments',
+        signal,
+      );
+      for (const e of page.experiments ?? []) {
+        const tags = e.tags ?? {};
+        if (!e.id || tags[TAG_DRY_RUN] === 'true') continue;
+        if (e.experimentTemplateId !== undefined && e.experimentTemplateId !== templateId) continue;
+        if (tags[TAG_PLAN] !== wanted[TAG_PLAN] || tags[TAG_RUN] !== wanted[TAG_RUN]) continue;
+        if (tags[TAG_ATTEMPT] !== wanted[TAG_ATTEMPT]) continue;
+        mine.push({ id: e.id, created: timeOf(e.creationTime) ?? 0 });
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    const newest = mine.sort((a, b) => b.created - a.created)[0];
+    if (!newest) return undefined;
+    return { experimentId: newest.id, state: await this.state(newest.id, signal) };
   }
 
   async start(
@@ -442,13 +669,15 @@ export class FisInjector implements Injector {
     signal?: AbortSignal,
   ): Promise<{ experimentId: string }> {
     await this.requireAlarmsOk();
-    const out = await this.fis.send(
+    const out = await this.call(
       new StartExperimentCommand({
         clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
         experimentTemplateId: templateId,
         tags: tagsOf(plan, ctx),
       }),
-      signal ? { abortSignal: signal } : {},
+      DEADLINES.fisStartExperiment,
+      'FIS StartExperiment',
+      signal,
     );
     const id = out.experiment?.id;
     if (!id) throw new Error('FIS StartExperiment returned no experiment id');
@@ -556,25 +785,29 @@ export class FisInjector implements Injector {
   }
 
   async state(experimentId: string, signal?: AbortSignal): Promise<ExperimentState> {
-    const out = await this.fis.send(
+    const out = await this.call(
       new GetExperimentCommand({ id: experimentId }),
-      signal ? { abortSignal: signal } : {},
+      DEADLINES.fisGetExperiment,
+      'FIS GetExperiment',
+      signal,
     );
     return experimentState(out.experiment);
   }
 
   async stop(experimentId: string, _reason: string, signal?: AbortSignal): Promise<void> {
     try {
-      await this.fis.send(
+      await this.call(
         new StopExperimentCommand({ id: experimentId }),
-        signal ? { abortSignal: signal } : {},
+        DEADLINES.fisStopExperiment,
+        'FIS StopExperiment',
+        signal,
       );
     } catch (error) {
       // Stopping an experiment that already ended is not a failure: the engine verifies the state next.
       const name = (error as { name?: string }).name;
       if (name === 'ValidationException' || name === 'ConflictException') {
         const state = await this.state(experimentId, signal);
-        if (['completed', 'stopped', 'failed', 'cancelled'].includes(state.status)) return;
+        if (TERMINAL_STATUSES.has(state.status)) return;
       }
       throw error;
     }

@@ -118,7 +118,10 @@ export class ExperimentMachine {
     const e = this.store.experiment(String(input.id));
     if (!LIVE.has(e.status))
       throw validation(`Experiment ${e.id} is already ${e.status} and cannot be stopped.`);
-    if (e.status !== 'stopping') this.beginStop(e, this.store.now(), 'Stopping Experiment.');
+    // StopExperiment answers "Stopping Experiment." (the AWS CLI's example); once stopped the record
+    // says so (the wording of the final reason is not documented: inferred).
+    if (e.status !== 'stopping')
+      this.beginStop(e, this.store.now(), 'Stopping Experiment.', undefined, 'Experiment stopped.');
     return { experiment: this.view(e) };
   }
 
@@ -285,6 +288,7 @@ export class ExperimentMachine {
           if (a.status === 'stopping')
             Object.assign(a, { status: 'stopped', reason: 'Action was stopped.', endTime: a.endTime ?? now });
         e.status = 'stopped';
+        e.reason = e.stoppedReason ?? e.reason;
         e.endTime = now;
         return true;
       default:
@@ -407,12 +411,16 @@ export class ExperimentMachine {
     this.finish(e, now, 'failed', reason, 'failed');
   }
 
-  /** Starts stopping: faults come off now; the record reads `stopped` after `stoppingMs`. */
+  /**
+   * Starts stopping: faults come off now; the record reads `stopped` after `stoppingMs`, with
+   * `stoppedReason` as its reason from then on (the stopping reason when none is given).
+   */
   private beginStop(
     e: Experiment,
     now: number,
     reason: string,
     error?: { code: string; location?: string },
+    stoppedReason: string = reason,
   ): void {
     for (const a of Object.values(e.actions)) {
       if (a.status === 'pending')
@@ -425,6 +433,7 @@ export class ExperimentMachine {
     const stoppingMs = this.deps.timings().stoppingMs;
     e.status = 'stopping';
     e.reason = reason;
+    e.stoppedReason = stoppedReason;
     if (error) e.error = { accountId: this.store.accountId, ...error };
     e.phaseEndsAt = now + stoppingMs;
     if (stoppingMs <= 0) this.step(e, now);

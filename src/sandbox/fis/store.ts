@@ -126,6 +126,8 @@ export interface Experiment {
   actionsMode: 'run-all' | 'skip-all';
   status: string;
   reason: string;
+  /** The reason the record shows once `stopping` has become `stopped`. */
+  stoppedReason?: string;
   error?: { accountId?: string; code: string; location?: string };
   creationTime: number;
   startTime?: number;
