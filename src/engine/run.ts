@@ -203,6 +203,27 @@ class GateRun implements RunShared {
       }
       await this.lease?.end();
     }
+    this.noteJournalFailure();
+    const { verdict, reason, exitCode, final } = await this.conclude();
+    if (this.noteJournalFailure()) {
+      // The final write itself failed: the verdict on record must say so. Decided again with that event,
+      // and the journal (still whole in memory) is tried once more.
+      const again = await this.conclude(false);
+      return {
+        verdict: again.verdict,
+        reason: again.reason,
+        exitCode: again.exitCode,
+        journal: again.final,
+        experimentId: this.experimentId,
+      };
+    }
+    return { verdict, reason, exitCode, journal: final, experimentId: this.experimentId };
+  }
+
+  /** The verdict of the journal as it stands, the ledger settled (once), and the final record written. */
+  private async conclude(
+    settle = true,
+  ): Promise<{ verdict: Verdict; reason: string; exitCode: number; final: Journal }> {
     const journal = this.deps.journal.snapshot();
     const { verdict, reason } = assess({
       slis: this.plan.hypothesis.slis.map((s) => ({ name: s.name, during: s.during })),
@@ -212,11 +233,43 @@ class GateRun implements RunShared {
       timings: this.timings,
     });
     const exitCode = EXIT_CODES[verdict];
-    await this.settle(verdict);
+    if (settle) await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
     const final = await this.deps.journal.finish({ verdict, reason, exitCode });
-    return { verdict, reason, exitCode, journal: final, experimentId: this.experimentId };
+    return { verdict, reason, exitCode, final };
+  }
+
+  private journalFailureNoted = false;
+
+  /**
+   * A journal that cannot be written is a run that cannot be trusted: once, a fatal error saying where and
+   * why (the run ends `failed`). True when this call noted it.
+   */
+  private noteJournalFailure(): boolean {
+    const failure = this.deps.journal.failure?.();
+    if (failure === undefined || this.journalFailureNoted) return false;
+    this.journalFailureNoted = true;
+    this.event('error', `${failure}; the run cannot keep its record, so it fails${this.offset()}`, {
+      fatal: true,
+      cause: 'journal',
+    });
+    return true;
+  }
+
+  /**
+   * Asked on every tick while the fault is on: a journal write that failed stops the fault at once (the
+   * run no longer records what it sees), before anything else.
+   */
+  private journalCheck(): MidRunCheck {
+    return {
+      name: 'journal',
+      cadence: 'tick',
+      check: async () => {
+        const failure = this.deps.journal.failure?.();
+        return failure === undefined ? null : `${failure}: stopping the fault`;
+      },
+    };
   }
 
   /**
@@ -288,12 +341,16 @@ class GateRun implements RunShared {
       this.event('not-run', `cancelled by ${this.cancelReason()} before injection`);
       return;
     }
+    // A journal that can no longer be written refuses the start: nothing would record the fault.
+    if (this.noteJournalFailure()) return;
     // From here on a heartbeat means "the run loop is advancing", not "the process exists".
     this.lease?.guard();
     this.startAttempted = true;
     const sentAt = this.now();
     const { experimentId } = await step('starting the experiment', () => this.start(provisioned.templateId));
     this.experimentId = experimentId;
+    // Saved for the post step before anything else can fail: a journal write, a crash, a SIGKILL.
+    await this.saveExperimentId(experimentId);
     const startedAt = this.now();
     this.timing({ experimentStartedAt: startedAt, injectedAt: startedAt });
     this.deps.journal.update({ experimentId });
@@ -303,7 +360,6 @@ class GateRun implements RunShared {
       { experimentId, sentAt, lastSteadyAt },
     );
     this.startSentAt = sentAt;
-    await this.deps.onExperimentId?.(experimentId);
 
     const end: FaultEnd = await observe(this, {
       experimentId,
@@ -317,7 +373,7 @@ class GateRun implements RunShared {
           signal,
         ),
       noteState: (s) => this.noteState(s),
-      midRun: this.deps.midRun ?? [],
+      midRun: [this.journalCheck(), ...(this.deps.midRun ?? [])],
     });
     const reason =
       end.kind === 'stop'
@@ -329,6 +385,15 @@ class GateRun implements RunShared {
   }
 
   private startSentAt: number | undefined;
+
+  /** Hands the id to the front door; a failure there is journaled, and the run (and its stop) goes on. */
+  private async saveExperimentId(id: string): Promise<void> {
+    try {
+      await this.deps.onExperimentId?.(id);
+    } catch (error) {
+      this.event('error', `saving the experiment id ${id} for the cleanup failed: ${errorMessage(error)}`);
+    }
+  }
 
   private async stop(reason: string, ended?: ExperimentState): Promise<void> {
     const id = this.experimentId;
