@@ -39,7 +39,12 @@ import { expandEnv, resolvePlanEnv, type PlanEnv } from '../plan/env.js';
 import { planFileReader } from '../files/read.js';
 import { secrets } from '../security/redact.js';
 
-/** GitHub cancels a step with SIGINT, then SIGTERM 7.5 s later, then kills (SPEC §6.6). */
+/**
+ * The stop's budget once a run is cancelled. GitHub cancels a step with SIGINT, sends SIGTERM 7.5 s later
+ * and kills the process tree 2.5 s after that (docs.github.com, "Workflow cancellation reference"): 6 s
+ * of verifying leaves the journal, the outputs and the exit inside the first 7.5 s. The post step verifies
+ * whatever is still unconfirmed (src/action/post-step.ts). `chaos-gate run` on Ctrl-C uses the same.
+ */
 export const CANCEL_STOP_VERIFY_MS = 6_000;
 
 export interface RunOptions {
@@ -68,6 +73,13 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
   stopVerifyTimeoutMs?: number | undefined;
+  /** The stop's budget once `signal` aborted; default {@link CANCEL_STOP_VERIFY_MS}. */
+  cancelStopVerifyTimeoutMs?: number | undefined;
+  /**
+   * Directories the journal must be written inside (files/write.ts: no symlink followed); absent, it is
+   * written where it is told.
+   */
+  outputRoots?: readonly string[] | undefined;
   /**
    * The AWS clients and the kill-switch read a front door started before it loaded this module
    * (compose/early.ts); started here, before the plan is loaded, when absent. Their Region is theirs.
@@ -182,7 +194,9 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     },
   });
   const journal: JournalWriter = o.journalPath
-    ? new FileJournalWriter(o.journalPath)
+    ? new FileJournalWriter(o.journalPath, {
+        confine: o.outputRoots ? { what: 'journal', roots: o.outputRoots } : undefined,
+      })
     : new MemoryJournalWriter();
 
   const settle = async (j: Journal, _verdict: Verdict): Promise<BudgetFigures | undefined> => {
@@ -216,6 +230,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     onEvent: o.onEvent,
     onExperimentId: o.onExperimentId,
     stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
+    cancelStopVerifyTimeoutMs: o.cancelStopVerifyTimeoutMs ?? CANCEL_STOP_VERIFY_MS,
     region: clients.region,
     settle,
     ctx: {

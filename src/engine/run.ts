@@ -71,6 +71,11 @@ export interface RunDeps {
   onExperimentId?: ((id: string) => void | Promise<void>) | undefined;
   stopVerifyTimeoutMs?: number | undefined;
   /**
+   * The stop's budget once `signal` aborted (a cancel), also cutting a stop already under way: the front
+   * door's grace before it is killed. Absent: a cancel keeps `stopVerifyTimeoutMs`.
+   */
+  cancelStopVerifyTimeoutMs?: number | undefined;
+  /**
    * Called once the verdict is known, before the journal is final: records the run's measured damage in
    * the chaos ledger and returns the budget figures with the debit. Errors are journaled, not fatal.
    */
@@ -414,6 +419,9 @@ class GateRun implements RunShared {
       reason,
       this.deps.stopVerifyTimeoutMs ?? DEFAULT_STOP_VERIFY_TIMEOUT_MS,
       ended,
+      this.deps.cancelStopVerifyTimeoutMs === undefined
+        ? undefined
+        : { signal: this.deps.signal, budgetMs: this.deps.cancelStopVerifyTimeoutMs },
     );
     this.stopVerified = outcome.verified;
   }

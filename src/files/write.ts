@@ -29,8 +29,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { describeOsError } from './read.js';
 
 /** Opened for writing, created when absent, never through a final symlink. */
-const WRITE_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 
 /** Why an output path was refused. */
 export type FileWriteProblem = 'outside-roots' | 'symlink' | 'not-a-file' | 'unwritable';
@@ -60,8 +59,13 @@ export interface WriteOptions {
 }
 
 /** The allowed roots of an output: the workspace and the runner's temp directory (`RUNNER_TEMP`, else the OS's). */
-export function outputRoots(workspace: string, env: Record<string, string | undefined> = process.env): string[] {
-  return [...new Set([workspace, env.RUNNER_TEMP || tmpdir()].filter((r) => r !== '').map((r) => resolve(r)))];
+export function outputRoots(
+  workspace: string,
+  env: Record<string, string | undefined> = process.env,
+): string[] {
+  return [
+    ...new Set([workspace, env.RUNNER_TEMP || tmpdir()].filter((r) => r !== '').map((r) => resolve(r))),
+  ];
 }
 
 function isInside(path: string, dir: string): boolean {
@@ -132,6 +136,8 @@ export function confineOutput(path: string, o: WriteOptions): string {
 function makeParents(abs: string, o: WriteOptions, display: string): void {
   const place = placeIn(abs, o);
   if (!place) throw fail(o, display, 'outside-roots', `${abs} is outside the allowed directories`);
+  // The root itself is ours to trust (the workspace, the runner's temp): created when absent.
+  mkdirSync(place.root, { recursive: true });
   let at = place.root;
   for (const part of place.parts.slice(0, -1)) {
     at = join(at, part);

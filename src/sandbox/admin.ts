@@ -33,7 +33,8 @@ export const ApiFaultSpec = z
     service: z._default(z.enum(['fis', 'cloudwatch', '*']), '*'),
     /** Operation name (e.g. `GetExperiment`, `GetMetricData`) or `*`. */
     operation: z._default(z.string().check(z.minLength(1)), '*'),
-    kind: z.enum(['throttle', 'error', 'latency', 'drop']),
+    /** `deny`: 403 as AWS answers a call the caller's IAM policy does not allow (AccessDenied). */
+    kind: z.enum(['throttle', 'error', 'latency', 'drop', 'deny']),
     /** HTTP status for `throttle` (400 or 429; default 429 for FIS, 400 for CloudWatch) and `error` (5xx, default 500). */
     status: z.optional(z.number().check(z.int()).check(z.gte(400)).check(z.lte(599))),
     /**

@@ -9,11 +9,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock/clock.js';
 import { runGate } from '../../src/engine/run.js';
-import {
-  FileJournalWriter,
-  journalFileSystem,
-  type JournalFileSystem,
-} from '../../src/journal/writer.js';
+import { FileJournalWriter, journalFileSystem, type JournalFileSystem } from '../../src/journal/writer.js';
 import { readJournal } from '../../src/journal/read.js';
 import { SimWorld } from '../../src/sim/world.js';
 import { loadScenario } from '../../src/sim/scenario.js';
