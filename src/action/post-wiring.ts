@@ -72,7 +72,8 @@ export async function stopWithFis(
       await sendWithin(
         client,
         new StopExperimentCommand({ id }),
-        left(DEADLINES.fisStopExperiment),
+        // Never the whole budget: a hanging StopExperiment must leave time to read the state.
+        left(Math.min(DEADLINES.fisStopExperiment, budget / 2)),
         'FIS StopExperiment',
         o.signal,
       );
