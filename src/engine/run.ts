@@ -354,9 +354,9 @@ class GateRun implements RunShared {
     const sentAt = this.now();
     const { experimentId } = await step('starting the experiment', () => this.start(provisioned.templateId));
     this.experimentId = experimentId;
-    // Saved for the post step before anything else can fail: a journal write, a crash, a SIGKILL.
-    await this.saveExperimentId(experimentId);
     const startedAt = this.now();
+    // Saved for the post step before anything else can fail: a journal write, a crash, a SIGKILL.
+    const saveError = await this.saveExperimentId(experimentId);
     this.timing({ experimentStartedAt: startedAt, injectedAt: startedAt });
     this.deps.journal.update({ experimentId });
     this.event(
@@ -365,6 +365,9 @@ class GateRun implements RunShared {
       { experimentId, sentAt, lastSteadyAt },
     );
     this.startSentAt = sentAt;
+    // A front door that could not save the id has lost its clean-up path: fatal, and the fault is
+    // stopped on the way out (the journal already names the experiment).
+    if (saveError !== undefined) throw saveError;
 
     const end: FaultEnd = await observe(this, {
       experimentId,
@@ -391,12 +394,13 @@ class GateRun implements RunShared {
 
   private startSentAt: number | undefined;
 
-  /** Hands the id to the front door; a failure there is journaled, and the run (and its stop) goes on. */
-  private async saveExperimentId(id: string): Promise<void> {
+  /** Hands the id to the front door; returns what it threw, for the caller to raise once journaled. */
+  private async saveExperimentId(id: string): Promise<unknown> {
     try {
       await this.deps.onExperimentId?.(id);
+      return undefined;
     } catch (error) {
-      this.event('error', `saving the experiment id ${id} for the cleanup failed: ${errorMessage(error)}`);
+      return error ?? new Error('onExperimentId failed');
     }
   }
 

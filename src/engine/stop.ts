@@ -144,6 +144,12 @@ export async function stopAndVerify(
       budgetMs = deadline - t0;
       escalateAt = Math.min(escalateAt, now + Math.floor(cut.budgetMs / 2));
     }
+    const by: unknown = cut.signal?.reason;
+    c.event(
+      'signal',
+      `cancelled by ${typeof by === 'string' ? by : 'a signal'} while stopping: the stop is verified for ${formatSeconds(deadline - now)} more${c.offset(now)}`,
+      { signal: typeof by === 'string' ? by : 'cancellation', during: 'stop' },
+    );
     first.abort();
     wake.abort();
   };

@@ -62,7 +62,7 @@ async function startTagged(runId: string): Promise<string> {
   return id;
 }
 
-async function statusOf(id: string): Promise<{ status?: string; reason?: string }> {
+async function statusOf(id: string): Promise<{ status: string | undefined; reason: string | undefined }> {
   const r = await fis.send(new GetExperimentCommand({ id }));
   return { status: r.experiment?.state?.status, reason: r.experiment?.state?.reason };
 }
