@@ -58,14 +58,16 @@ export interface WriteOptions {
   display?: string | undefined;
 }
 
-/** The allowed roots of an output: the workspace and the runner's temp directory (`RUNNER_TEMP`, else the OS's). */
+/**
+ * The allowed roots of an output: the workspace, the runner's temp directory (`RUNNER_TEMP`) and the OS's
+ * temp directory (`os.tmpdir()`, where a local run or a test writes).
+ */
 export function outputRoots(
   workspace: string,
   env: Record<string, string | undefined> = process.env,
 ): string[] {
-  return [
-    ...new Set([workspace, env.RUNNER_TEMP || tmpdir()].filter((r) => r !== '').map((r) => resolve(r))),
-  ];
+  const candidates = [workspace, env.RUNNER_TEMP ?? '', tmpdir()];
+  return [...new Set(candidates.filter((r) => r !== '').map((r) => resolve(r)))];
 }
 
 function isInside(path: string, dir: string): boolean {

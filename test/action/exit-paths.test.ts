@@ -146,7 +146,7 @@ function checkRunOf(repo: string) {
 describe('output paths are confined', () => {
   it('refuses a journal-path outside the workspace with exit 2, before the engine or GitHub', async () => {
     const core = fakeCore();
-    const { env, inputs, ws } = setup('confine-out', { 'journal-path': '../../elsewhere/journal.json' });
+    const { env, inputs, ws } = setup('confine-out', { 'journal-path': '/usr/chaos-gate/journal.json' });
     let engineCalled = false;
     const code = await runFromInputs(
       inputs,
@@ -159,7 +159,7 @@ describe('output paths are confined', () => {
     expect(engineCalled).toBe(false);
     expect(core.outputs.verdict).toBe('refused');
     expect(core.outputs.reason).toContain(
-      'cannot write the journal (input journal-path) ../../elsewhere/journal.json',
+      'cannot write the journal (input journal-path) /usr/chaos-gate/journal.json: /usr/chaos-gate/journal.json is outside the allowed directories',
     );
     expect(core.outputs.reason).toContain(`inside ${ws}`);
     expect(checkRunOf('confine-out')).toBeUndefined();

@@ -27,7 +27,9 @@ mkdirSync(runnerTemp);
 mkdirSync(outside);
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-const roots = outputRoots(ws, { RUNNER_TEMP: runnerTemp });
+// The roots a run gets are the workspace, RUNNER_TEMP and the OS's temp (below); these tests live in the
+// OS's temp, so they confine to the first two alone to have an "outside" to write to.
+const roots = [ws, runnerTemp];
 const opts = { what: 'journal (input journal-path)', roots };
 
 function refusal(call: () => unknown): FileWriteError {
@@ -41,6 +43,14 @@ function refusal(call: () => unknown): FileWriteError {
 }
 
 describe('confined outputs', () => {
+  it("allows the workspace, the runner's temp and the OS's temp", () => {
+    expect(outputRoots('/work/app', { RUNNER_TEMP: '/runner/_temp' })).toEqual([
+      '/work/app',
+      '/runner/_temp',
+      tmpdir(),
+    ]);
+  });
+
   it('writes inside the workspace, creating its directories', () => {
     const path = writeOutput(join(ws, 'chaos-gate/deep/journal.json'), '{}\n', opts);
     expect(readFileSync(path, 'utf8')).toBe('{}\n');
