@@ -175,6 +175,17 @@ export function openOutput(path: string, o: WriteOptions): number {
 }
 
 /**
+ * Writes all of `data` to `fd`: a write may take fewer bytes than given (a file-size limit, a disk that
+ * fills), and the rest is written again, so the shortfall surfaces as the next write's error (ENOSPC,
+ * EFBIG) instead of a silently cut file.
+ */
+export function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+/**
  * Writes a whole confined output atomically: a temporary file beside it (opened the same way), then a
  * rename over the target, so a reader sees the old content or the new, never half.
  */
@@ -183,7 +194,7 @@ export function writeOutput(path: string, data: string, o: WriteOptions): string
   const tmp = `${abs}.${process.pid}.tmp`;
   const fd = openOutput(tmp, { ...o, display: o.display ?? path });
   try {
-    writeSync(fd, data);
+    writeAll(fd, data);
   } catch (error) {
     closeSync(fd);
     rmSync(tmp, { force: true });

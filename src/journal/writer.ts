@@ -8,9 +8,9 @@
  * {@link JournalWriter.failure}, stops the fault and ends the run `failed`. A writer that throws from
  * `event()` would instead unwind the run mid-fault with nothing left able to journal the stop.
  */
-import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openOutput, writeOutput, type WriteOptions } from '../files/write.js';
+import { openOutput, writeAll, writeOutput, type WriteOptions } from '../files/write.js';
 import { errorMessage } from '../errors/message.js';
 import { redactDeep } from '../security/redact.js';
 import type { Journal, JournalEvent, JournalHeader, Measurement, Verdict } from './types.js';
@@ -183,7 +183,7 @@ export function journalFileSystem(confine?: WriteOptions): JournalFileSystem {
       mkdirSync(dirname(path), { recursive: true });
       return openSync(path, 'w');
     },
-    append: (fd, line) => void writeSync(fd, line),
+    append: (fd, line) => writeAll(fd, line),
     close: (fd) => closeSync(fd),
     replace: (path, data) => {
       if (confine) {
