@@ -15,7 +15,11 @@ if (unreadableEvent(process.env) !== undefined) {
   const core = await import('@actions/core');
   const { runPostStep } = await import('./post-step.js');
   const { defaultPostDeps } = await import('./post-wiring.js');
-  await runPostStep(defaultPostDeps()).catch((err: unknown) => {
+  // A cancel of the post step itself (SIGINT, SIGTERM 7.5 s later): the stop stops waiting and the
+  // check run is completed with what is known, inside that grace.
+  const controller = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => controller.abort(sig));
+  await runPostStep(defaultPostDeps(controller.signal)).catch((err: unknown) => {
     core.setFailed(`chaos-gate post: ${errorMessage(err)}`);
   });
 }

@@ -3,8 +3,9 @@
  * (passed in as `deps.runGate`), sets the outputs, writes the job summary and the artifacts, and
  * returns the exit code of SPEC §4. It holds no gate logic of its own.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { confineOutput, FileWriteError, outputRoots, writeOutput } from '../files/write.js';
 import {
   EXIT_CODES,
   type Journal,
@@ -61,6 +62,10 @@ export interface GateRequest {
   inputs: ActionInputs;
   /** Absolute path of the plan file. */
   planFile: string;
+  /** The journal path, checked against {@link GateRequest.outputRoots} (no symlink on the way). */
+  journalPath: string;
+  /** Directories every file the run writes must lie inside: the workspace and the runner's temp. */
+  outputRoots: readonly string[];
   runId: string;
   attempt: number;
   /** The repository and commit, for the experiment's tags. */
@@ -218,12 +223,37 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const controller = new AbortController();
   deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
-  const journalPath = resolve(workspace, inputs.journalPath);
-  const reportPath = resolve(workspace, inputs.reportPath);
+  // Outputs are confined like inputs: inside the workspace or the runner's temp, no symlink followed.
+  // Refused before anything is touched (exit 2), naming the input and its value.
+  const roots = outputRoots(workspace, env);
+  let journalPath: string;
+  let reportPath: string;
+  try {
+    journalPath = confineOutput(resolve(workspace, inputs.journalPath), {
+      what: 'journal (input journal-path)',
+      roots,
+      display: inputs.journalPath,
+    });
+    reportPath = confineOutput(resolve(workspace, inputs.reportPath), {
+      what: 'report (input report-path)',
+      roots,
+      display: inputs.reportPath,
+    });
+  } catch (err) {
+    if (!(err instanceof FileWriteError)) throw err;
+    const reason = redact(err.message);
+    core.saveState(STATE.finished, 'true');
+    setOutputs(core, outputsWithoutJournal('refused', reason));
+    await core.writeSummary(`## ⛔ refused\n\n> ${reason}\n`);
+    announceVerdict(core, 'refused', reason);
+    return EXIT_BAD_INPUT;
+  }
   const log = deps.stepLog === false ? undefined : openStepLog(core);
   const request: GateRequest = {
     inputs,
     planFile,
+    journalPath,
+    outputRoots: roots,
     runId,
     attempt,
     repo: env.GITHUB_REPOSITORY,
@@ -297,7 +327,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const verdict = journal.verdict ?? 'failed';
   const exitCode = journal.exitCode ?? EXIT_CODES[verdict];
 
-  await writeFiles(journal, journalPath, reportPath, core);
+  await writeFiles(journal, journalPath, reportPath, roots, core);
   setOutputs(core, outputsFromJournal(journal, { journal: journalPath, report: reportPath }));
 
   const artifactName = `chaos-gate-${journal.planId}`;
@@ -351,23 +381,36 @@ export function jobSummary(report: string, fallbacks: SummaryFallback[]): string
   return trimToLimit(parts.join('\n\n'), JOB_SUMMARY_LIMIT_BYTES, 'job summary', 'bytes');
 }
 
+/**
+ * The journal (when the engine could not write it as it went) and the HTML report, both confined. What
+ * could not be written is said plainly, with where and why: the verdict itself is in the outputs, the
+ * summary and the check run either way.
+ */
 async function writeFiles(
   journal: Journal,
   journalPath: string,
   reportPath: string,
+  roots: readonly string[],
   core: ActionCore,
 ): Promise<void> {
+  const journalFailure = journal.events.find((e) => e.type === 'error' && e.data?.cause === 'journal');
+  if (journalFailure || !existsSync(journalPath)) {
+    try {
+      writeOutput(journalPath, JSON.stringify(redactDeep(journal), null, 2) + '\n', {
+        what: 'journal',
+        roots,
+      });
+    } catch (err) {
+      core.warning(
+        `chaos-gate: the journal could not be written to ${journalPath} (${message(err)}); it exists only in this step's summary and outputs.`,
+      );
+    }
+  }
   try {
     const { renderReplayHtml } = await import('../report/html.js');
-    // The engine writes the journal as it goes; write it here only when it did not.
-    if (!existsSync(journalPath)) {
-      mkdirSync(dirname(journalPath), { recursive: true });
-      writeFileSync(journalPath, JSON.stringify(redactDeep(journal), null, 2) + '\n');
-    }
-    mkdirSync(dirname(reportPath), { recursive: true });
-    writeFileSync(reportPath, renderReplayHtml(redactDeep(journal)));
+    writeOutput(reportPath, renderReplayHtml(redactDeep(journal)), { what: 'report', roots });
   } catch (err) {
-    core.warning(`chaos-gate: could not write the journal or report: ${message(err)}`);
+    core.warning(`chaos-gate: the report could not be written to ${reportPath}: ${message(err)}`);
   }
 }
 

@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { confineOutput, FileWriteError, outputRoots, writeOutput } from '../files/write.js';
 import { errorMessage } from '../errors/message.js';
 
 /** The shape of one CLI subcommand. Commands parse their own flags and call one engine function. */
@@ -76,4 +78,38 @@ export function flagProblem(
     return `option '${option}' needs a value; expected ${option} <value>`;
   }
   return `${message.replace(/\.$/, '')}; expected ${expected}`;
+}
+
+/**
+ * Where a command may write a file a flag names (files/write.ts): the current directory, the workspace
+ * (`GITHUB_WORKSPACE`) and the temp directory (`RUNNER_TEMP`, else the OS's), no symlink followed.
+ */
+export function cliOutputRoots(io: CliIo): string[] {
+  const roots = outputRoots(io.cwd, io.env);
+  return io.env.GITHUB_WORKSPACE ? [...new Set([...roots, resolve(io.env.GITHUB_WORKSPACE)])] : roots;
+}
+
+/** The absolute path of an output flag's value once confined; bad usage (exit 2) naming flag and value. */
+export function confinedOutputPath(io: CliIo, flag: string, value: string): string {
+  try {
+    return confineOutput(resolve(io.cwd, value), {
+      what: `file of ${flag}`,
+      roots: cliOutputRoots(io),
+      display: value,
+    });
+  } catch (error) {
+    if (error instanceof FileWriteError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Writes an output flag's file, confined (see {@link confinedOutputPath}). */
+export function writeCliOutput(io: CliIo, flag: string, value: string, data: string): string {
+  const abs = confinedOutputPath(io, flag, value);
+  try {
+    return writeOutput(abs, data, { what: `file of ${flag}`, roots: cliOutputRoots(io), display: value });
+  } catch (error) {
+    if (error instanceof FileWriteError) throw new UsageError(error.message);
+    throw error;
+  }
 }

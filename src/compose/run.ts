@@ -45,7 +45,12 @@ import { planFileReader } from '../files/read.js';
 import { secrets } from '../security/redact.js';
 import { notifyingJournal, type NotifySettings, type RunLinks } from '../notify/index.js';
 
-/** GitHub cancels a step with SIGINT, then SIGTERM 7.5 s later, then kills (SPEC §6.6). */
+/**
+ * The stop's budget once a run is cancelled. GitHub cancels a step with SIGINT, sends SIGTERM 7.5 s later
+ * and kills the process tree 2.5 s after that (docs.github.com, "Workflow cancellation reference"): 6 s
+ * of verifying leaves the journal, the outputs and the exit inside the first 7.5 s. The post step verifies
+ * whatever is still unconfirmed (src/action/post-step.ts). `chaos-gate run` on Ctrl-C uses the same.
+ */
 export const CANCEL_STOP_VERIFY_MS = 6_000;
 
 export interface RunOptions {
@@ -74,6 +79,13 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
   stopVerifyTimeoutMs?: number | undefined;
+  /** The stop's budget once `signal` aborted; default {@link CANCEL_STOP_VERIFY_MS}. */
+  cancelStopVerifyTimeoutMs?: number | undefined;
+  /**
+   * Directories the journal must be written inside (files/write.ts: no symlink followed); absent, it is
+   * written where it is told.
+   */
+  outputRoots?: readonly string[] | undefined;
   /**
    * The AWS clients and the kill-switch read a front door started before it loaded this module
    * (compose/early.ts); started here, before the plan is loaded, when absent. Their Region is theirs.
@@ -211,7 +223,11 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     },
   });
   const journal: JournalWriter = notifyingJournal(
-    o.journalPath ? new FileJournalWriter(o.journalPath) : new MemoryJournalWriter(),
+    o.journalPath
+      ? new FileJournalWriter(o.journalPath, {
+          confine: o.outputRoots ? { what: 'journal', roots: o.outputRoots } : undefined,
+        })
+      : new MemoryJournalWriter(),
     o.notify && {
       settings: o.notify,
       wanted: plan.notify,
@@ -282,6 +298,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     onEvent: o.onEvent,
     onExperimentId: o.onExperimentId,
     stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
+    cancelStopVerifyTimeoutMs: o.cancelStopVerifyTimeoutMs ?? CANCEL_STOP_VERIFY_MS,
     region: clients.region,
     settle,
     claim,

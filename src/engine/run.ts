@@ -72,6 +72,11 @@ export interface RunDeps {
   onExperimentId?: ((id: string) => void | Promise<void>) | undefined;
   stopVerifyTimeoutMs?: number | undefined;
   /**
+   * The stop's budget once `signal` aborted (a cancel), also cutting a stop already under way: the front
+   * door's grace before it is killed. Absent: a cancel keeps `stopVerifyTimeoutMs`.
+   */
+  cancelStopVerifyTimeoutMs?: number | undefined;
+  /**
    * Called once the verdict is known, before the journal is final: records the run's measured damage in
    * the chaos ledger and returns the budget figures with the debit. Errors are journaled, not fatal.
    */
@@ -211,6 +216,27 @@ class GateRun implements RunShared {
       await this.lease?.end();
       await this.releaseClaim();
     }
+    this.noteJournalFailure();
+    const { verdict, reason, exitCode, final } = await this.conclude();
+    if (this.noteJournalFailure()) {
+      // The final write itself failed: the verdict on record must say so. Decided again with that event,
+      // and the journal (still whole in memory) is tried once more.
+      const again = await this.conclude(false);
+      return {
+        verdict: again.verdict,
+        reason: again.reason,
+        exitCode: again.exitCode,
+        journal: again.final,
+        experimentId: this.experimentId,
+      };
+    }
+    return { verdict, reason, exitCode, journal: final, experimentId: this.experimentId };
+  }
+
+  /** The verdict of the journal as it stands, the ledger settled (once), and the final record written. */
+  private async conclude(
+    settle = true,
+  ): Promise<{ verdict: Verdict; reason: string; exitCode: number; final: Journal }> {
     const journal = this.deps.journal.snapshot();
     const { verdict, reason } = assess({
       slis: this.plan.hypothesis.slis.map((s) => ({ name: s.name, during: s.during })),
@@ -220,11 +246,43 @@ class GateRun implements RunShared {
       timings: this.timings,
     });
     const exitCode = EXIT_CODES[verdict];
-    await this.settle(verdict);
+    if (settle) await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
     const final = await this.deps.journal.finish({ verdict, reason, exitCode });
-    return { verdict, reason, exitCode, journal: final, experimentId: this.experimentId };
+    return { verdict, reason, exitCode, final };
+  }
+
+  private journalFailureNoted = false;
+
+  /**
+   * A journal that cannot be written is a run that cannot be trusted: once, a fatal error saying where and
+   * why (the run ends `failed`). True when this call noted it.
+   */
+  private noteJournalFailure(): boolean {
+    const failure = this.deps.journal.failure?.();
+    if (failure === undefined || this.journalFailureNoted) return false;
+    this.journalFailureNoted = true;
+    this.event('error', `${failure}; the run cannot keep its record, so it fails${this.offset()}`, {
+      fatal: true,
+      cause: 'journal',
+    });
+    return true;
+  }
+
+  /**
+   * Asked on every tick while the fault is on: a journal write that failed stops the fault at once (the
+   * run no longer records what it sees), before anything else.
+   */
+  private journalCheck(): MidRunCheck {
+    return {
+      name: 'journal',
+      cadence: 'tick',
+      check: async () => {
+        const failure = this.deps.journal.failure?.();
+        return failure === undefined ? null : `${failure}: stopping the fault`;
+      },
+    };
   }
 
   /**
@@ -350,6 +408,8 @@ class GateRun implements RunShared {
       this.event('not-run', `cancelled by ${this.cancelReason()} before injection`);
       return;
     }
+    // A journal that can no longer be written refuses the start: nothing would record the fault.
+    if (this.noteJournalFailure()) return;
     // From here on a heartbeat means "the run loop is advancing", not "the process exists".
     this.lease?.guard();
     this.startAttempted = true;
@@ -362,6 +422,8 @@ class GateRun implements RunShared {
       return;
     }
     const startedAt = this.now();
+    // Saved for the post step before anything else can fail: a journal write, a crash, a SIGKILL.
+    const saveError = await this.saveExperimentId(experimentId);
     this.timing({ experimentStartedAt: startedAt, injectedAt: startedAt });
     this.deps.journal.update({ experimentId });
     this.event(
@@ -370,7 +432,9 @@ class GateRun implements RunShared {
       { experimentId, sentAt, lastSteadyAt },
     );
     this.startSentAt = sentAt;
-    await this.deps.onExperimentId?.(experimentId);
+    // A front door that could not save the id has lost its clean-up path: fatal, and the fault is
+    // stopped on the way out (the journal already names the experiment).
+    if (saveError !== undefined) throw saveError;
     await step("checking the experiment carries this run's lease", async () =>
       this.deps.claim?.started?.(experimentId, this.deps.signal),
     );
@@ -387,7 +451,7 @@ class GateRun implements RunShared {
           signal,
         ),
       noteState: (s) => this.noteState(s),
-      midRun: this.deps.midRun ?? [],
+      midRun: [this.journalCheck(), ...(this.deps.midRun ?? [])],
     });
     if (end.kind === 'stop') {
       await this.stop(end.reason);
@@ -459,6 +523,16 @@ class GateRun implements RunShared {
     }
   }
 
+  /** Hands the id to the front door; returns what it threw, for the caller to raise once journaled. */
+  private async saveExperimentId(id: string): Promise<unknown> {
+    try {
+      await this.deps.onExperimentId?.(id);
+      return undefined;
+    } catch (error) {
+      return error ?? new Error('onExperimentId failed');
+    }
+  }
+
   private async stop(reason: string, ended?: ExperimentState): Promise<void> {
     const id = this.experimentId;
     if (id === undefined || this.stopAttempted) return;
@@ -478,6 +552,9 @@ class GateRun implements RunShared {
       reason,
       this.deps.stopVerifyTimeoutMs ?? DEFAULT_STOP_VERIFY_TIMEOUT_MS,
       ended,
+      this.deps.cancelStopVerifyTimeoutMs === undefined
+        ? undefined
+        : { signal: this.deps.signal, budgetMs: this.deps.cancelStopVerifyTimeoutMs },
     );
     this.stopVerified = outcome.verified;
   }

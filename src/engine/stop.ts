@@ -52,6 +52,16 @@ export interface StopOutcome {
   by: 'stop-experiment' | 'lease' | 'already-ended' | 'unknown';
 }
 
+/**
+ * A shorter budget that applies once `signal` aborts: a cancelled front door has seconds, not a minute
+ * (GitHub sends SIGTERM 7.5 s after SIGINT). Applies from the start when the signal already aborted, and
+ * cuts a stop already under way when it aborts meanwhile.
+ */
+export interface StopCut {
+  signal?: AbortSignal | undefined;
+  budgetMs: number;
+}
+
 /** Requests the stop and verifies it within `budgetMs`; escalates to the lease when the request does not land. */
 export async function stopAndVerify(
   c: StopContext,
@@ -59,11 +69,13 @@ export async function stopAndVerify(
   reason: string,
   budgetMs: number,
   ended?: ExperimentState,
+  cut?: StopCut,
 ): Promise<StopOutcome> {
   const { clock, injector } = c;
   const t0 = clock.now();
-  const deadline = t0 + budgetMs;
-  const escalateAt = t0 + Math.min(STOP_ESCALATE_AFTER_MS, Math.floor(budgetMs / 2));
+  if (cut?.signal?.aborted) budgetMs = Math.min(budgetMs, cut.budgetMs);
+  let deadline = t0 + budgetMs;
+  let escalateAt = t0 + Math.min(STOP_ESCALATE_AFTER_MS, Math.floor(budgetMs / 2));
   const done = new AbortController();
   let accepted = false;
   let terminalSeen: ExperimentState | undefined;
@@ -126,6 +138,24 @@ export async function stopAndVerify(
   // Wait for the first answer, but not past the escalation time: a hanging StopExperiment must not
   // delay the lease taking over.
   const first = new AbortController();
+  const onCut = (): void => {
+    if (!cut) return;
+    const now = clock.now();
+    if (now + cut.budgetMs < deadline) {
+      deadline = now + cut.budgetMs;
+      budgetMs = deadline - t0;
+      escalateAt = Math.min(escalateAt, now + Math.floor(cut.budgetMs / 2));
+    }
+    const by: unknown = cut.signal?.reason;
+    c.event(
+      'signal',
+      `cancelled by ${typeof by === 'string' ? by : 'a signal'} while stopping: the stop is verified for ${formatSeconds(deadline - now)} more${c.offset(now)}`,
+      { signal: typeof by === 'string' ? by : 'cancellation', during: 'stop' },
+    );
+    first.abort();
+    wake.abort();
+  };
+  if (cut?.signal && !cut.signal.aborted) cut.signal.addEventListener('abort', onCut, { once: true });
   await Promise.race([request(), clock.sleep(Math.max(0, escalateAt - clock.now()), first.signal)]);
   first.abort();
   c.event(
@@ -168,6 +198,7 @@ export async function stopAndVerify(
       delay = Math.min(delay * 2, STOP_POLL_MAX_MS);
     }
   } finally {
+    cut?.signal?.removeEventListener('abort', onCut);
     done.abort();
     await c.lease?.settled();
   }

@@ -23,8 +23,15 @@ import {
   checkRunPayload,
   checkRunStartPayload,
   type CheckRunOptions,
+  type CheckRunPayload,
 } from './check-run.js';
-import { checkName, commentMarker, findingsMarker, type ConclusionPolicy } from './common.js';
+import {
+  checkName,
+  commentMarker,
+  findingsMarker,
+  type Conclusion,
+  type ConclusionPolicy,
+} from './common.js';
 import { fallbackNotice } from './comment.js';
 import {
   FINDINGS_LABEL,
@@ -43,6 +50,7 @@ import {
   type GitHubRetryPolicy,
 } from './github-client.js';
 import { headSha, isForkPullRequest, pullNumber, type GitHubContext } from './github-context.js';
+
 import { errorMessage } from '../errors/message.js';
 
 export {
@@ -57,6 +65,11 @@ export {
 export { headSha, isForkPullRequest, pullNumber, type GitHubContext } from './github-context.js';
 
 /** The login GitHub gives comments written with an Actions `GITHUB_TOKEN`. */
+/** GitHub's answer to a body it would not take ("Validation Failed"). */
+function isUnprocessable(err: unknown): boolean {
+  return err instanceof GitHubApiError && err.status === 422;
+}
+
 export const ACTIONS_BOT_LOGIN = 'github-actions[bot]';
 
 /** What the reporter writes and where, plus how its client reaches GitHub. */
@@ -243,6 +256,7 @@ export class GitHubReporter {
     } catch (err) {
       if (this.forbidden(err))
         this.fallbacks.push({ what: 'check run', notice: fallbackNotice('forbidden', 'check run') });
+      if (this.checkRunId !== undefined && isUnprocessable(err)) return this.completeMinimal(payload, err);
       this.warn('complete the check run', err);
       return 'failed';
     }
@@ -263,10 +277,43 @@ export class GitHubReporter {
   }
 
   /**
+   * GitHub refused the full completion as unprocessable (422: a field it would not take). The verdict is
+   * not the part it refused: the check run is completed again with only what GitHub's schema requires —
+   * the conclusion, the title and a short summary saying that the full report was refused and why — so a
+   * `held` run never reads "ended without a verdict" because its report was too much.
+   */
+  private async completeMinimal(payload: CheckRunPayload, refusal: unknown): Promise<'completed' | 'failed'> {
+    const why = errorMessage(refusal).slice(0, 500);
+    try {
+      await this.persist('complete the check run with its verdict alone', () =>
+        this.call('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
+          check_run_id: this.checkRunId,
+          status: 'completed',
+          conclusion: payload.conclusion,
+          completed_at: payload.completed_at,
+          output: {
+            title: payload.output.title,
+            summary:
+              `${payload.output.title}\n\nGitHub refused the full report (${why}); the verdict above is the ` +
+              "journal's. The full report is in the job summary and the journal artifact.",
+          },
+        }),
+      );
+      this.opts.log.warning(
+        `chaos-gate: GitHub refused the full check-run report (${why}); the check run carries the verdict alone.`,
+      );
+      return 'completed';
+    } catch (err) {
+      this.warn('complete the check run', err);
+      return 'failed';
+    }
+  }
+
+  /**
    * Completes the check run without a journal: `cancelled` from the post step after an unfinished
    * run, `failure` when the engine crashed before it could write a verdict. True once GitHub accepted it.
    */
-  async finishCheck(conclusion: 'cancelled' | 'failure', title: string, summary: string): Promise<boolean> {
+  async finishCheck(conclusion: Conclusion, title: string, summary: string): Promise<boolean> {
     if (this.checkRunId === undefined) return false;
     try {
       await this.persist(`complete the check run as ${conclusion}`, () =>

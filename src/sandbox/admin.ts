@@ -36,9 +36,10 @@ export const ApiFaultSpec = z
     /**
      * `drop`: the connection is destroyed before the request is handled. `drop-answer`: the request is
      * handled (a StartExperiment starts its experiment) and then the connection is destroyed without
-     * the answer — a lost answer. FIS only.
+     * the answer — a lost answer. FIS only. `deny`: 403 as AWS answers a call the caller's IAM policy
+     * does not allow (AccessDenied).
      */
-    kind: z.enum(['throttle', 'error', 'latency', 'drop', 'drop-answer']),
+    kind: z.enum(['throttle', 'error', 'latency', 'drop', 'drop-answer', 'deny']),
     /** HTTP status for `throttle` (400 or 429; default 429 for FIS, 400 for CloudWatch) and `error` (5xx, default 500). */
     status: z.optional(z.number().check(z.int()).check(z.gte(400)).check(z.lte(599))),
     /**

@@ -175,6 +175,10 @@ function sendFault(fault: ApiFault, service: AwsService, req: IncomingMessage, r
     req.socket.destroy();
     return;
   }
+  if (fault.kind === 'deny') {
+    sendDenied(fault, service, req, res);
+    return;
+  }
   const throttle = fault.kind === 'throttle';
   if (service === 'fis') {
     const code = throttle ? 'ThrottlingException' : 'InternalServerException';
@@ -204,6 +208,32 @@ function sendFault(fault: ApiFault, service: AwsService, req: IncomingMessage, r
   res.writeHead(status, { 'content-type': 'text/xml' });
   res.end(
     `<ErrorResponse xmlns="http://monitoring.amazonaws.com/doc/2010-08-01/"><Error><Type>${type}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>sandbox-fault-${fault.id}</RequestId></ErrorResponse>`,
+  );
+}
+
+/**
+ * AWS's answer to a call the caller's policy does not allow: 403 with `AccessDeniedException` (FIS,
+ * REST-JSON) or `AccessDenied` (CloudWatch, query and JSON protocols), and IAM's wording.
+ */
+function sendDenied(fault: ApiFault, service: AwsService, req: IncomingMessage, res: ServerResponse): void {
+  const action = `${service === 'fis' ? 'fis' : 'cloudwatch'}:${fault.operation === '*' ? 'Unknown' : fault.operation}`;
+  const message = `User: arn:aws:sts::123456789012:assumed-role/chaos-gate/sandbox is not authorized to perform: ${action} because no identity-based policy allows the ${action} action`;
+  if (service === 'fis') {
+    res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-ErrorType': 'AccessDeniedException' });
+    res.end(JSON.stringify({ message }));
+    return;
+  }
+  if (typeof req.headers['x-amz-target'] === 'string') {
+    res.writeHead(403, {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amzn-query-error': 'AccessDenied;Sender',
+    });
+    res.end(JSON.stringify({ __type: 'com.amazonaws.cloudwatch#AccessDenied', message }));
+    return;
+  }
+  res.writeHead(403, { 'content-type': 'text/xml' });
+  res.end(
+    `<ErrorResponse xmlns="http://monitoring.amazonaws.com/doc/2010-08-01/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>${message}</Message></Error><RequestId>sandbox-fault-${fault.id}</RequestId></ErrorResponse>`,
   );
 }
 

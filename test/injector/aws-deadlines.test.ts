@@ -210,7 +210,7 @@ describe('FIS calls under a deadline', () => {
     expect(described.ms).toBeLessThan(4_000);
   });
 
-  it('counts a safety lever that does not answer in time as unavailable, with the deadline in the detail', async () => {
+  it('counts a safety lever that does not answer in time as a failed read (not unavailable), with the deadline in the detail', async () => {
     const { fis } = clients();
     const before = await getSafetyLever(fis, 'us-east-1');
     expect(before).toMatchObject({ available: true, state: 'disengaged' });
@@ -222,10 +222,14 @@ describe('FIS calls under a deadline', () => {
       count: 1,
     });
     const r = await timed(() => getSafetyLever(fis, 'us-east-1', { deadlineMs: 800 }));
-    expect(r.value).toEqual({
+    expect(r.value).toMatchObject({
       available: false,
-      detail: 'GetSafetyLever failed: FIS GetSafetyLever did not answer within 800 ms',
+      detail: 'FIS GetSafetyLever failed: FIS GetSafetyLever did not answer within 800 ms',
     });
+    // A failed read carries the error the kill-switch read fails closed with (kill-switch-state.ts).
+    expect(r.value && !r.value.available && r.value.error?.message).toBe(
+      'FIS GetSafetyLever failed: FIS GetSafetyLever did not answer within 800 ms',
+    );
     expect(r.ms).toBeLessThan(800 + SLACK_MS);
   });
 });

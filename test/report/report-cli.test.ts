@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -51,5 +51,24 @@ describe('chaos-gate report', () => {
     const d = io();
     expect(await main(['report', path.join(dir, 'missing.json')], d.io)).toBe(2);
     expect(d.err.join('\n')).toMatch(/missing\.json/);
+  });
+
+  it('--html outside the working directory and temp, or through a symlink, exits 2 naming the flag and writes nothing', async () => {
+    const c = io();
+    const outside = '/usr/chaos-gate-replay.html';
+    expect(await main(['report', 'fixtures/github/journals/aborted.json', '--html', outside], c.io)).toBe(2);
+    expect(c.err.join('\n')).toContain(`cannot write the file of --html ${outside}`);
+    expect(existsSync(outside)).toBe(false);
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'cg-report-link-'));
+    const victim = path.join(dir, 'victim');
+    mkdirSync(victim);
+    writeFileSync(path.join(victim, 'replay.html'), 'precious');
+    symlinkSync(victim, path.join(dir, 'out'));
+    const d = io();
+    const linked = path.join(dir, 'out/replay.html');
+    expect(await main(['report', 'fixtures/github/journals/aborted.json', '--html', linked], d.io)).toBe(2);
+    expect(d.err.join('\n')).toContain(`${path.join(dir, 'out')} is a symlink`);
+    expect(readFileSync(path.join(victim, 'replay.html'), 'utf8')).toBe('precious');
   });
 });

@@ -4,7 +4,7 @@
  * CreateExperimentTemplate input). The plan's `fis:` section is the template; its hypothesis and abort
  * sections are placeholders `validate` refuses until they are filled in.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatIssue } from '../../files/document.js';
 import { loadYamlDocument } from '../../files/load.js';
@@ -15,7 +15,7 @@ import {
   templateFromDocument,
   type TemplateInput,
 } from '../../plan/import.js';
-import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { confinedOutputPath, parseFlags, UsageError, writeCliOutput, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
 /** Unreadable input or a template FIS does not have (SPEC §4). */
@@ -59,7 +59,7 @@ export const importCommand: CliCommand = {
       throw new UsageError(
         `--id ${v.id}: expected a slug (lowercase letters, digits and dashes, at most 63)`,
       );
-    const out = v.out === undefined ? undefined : resolve(io.cwd, v.out);
+    const out = v.out === undefined ? undefined : confinedOutputPath(io, '--out', v.out);
     if (out && existsSync(out) && !v.force)
       throw new UsageError(`--out ${v.out} exists; pass --force to overwrite it`);
 
@@ -102,7 +102,7 @@ export const importCommand: CliCommand = {
       throw error;
     }
     if (out) {
-      writeFileSync(out, result.text);
+      writeCliOutput(io, '--out', v.out ?? out, result.text);
       io.err(
         `wrote ${v.out} (plan ${result.planId}); fill in its ${result.placeholders} placeholder${result.placeholders === 1 ? '' : 's'}, then: chaos-gate validate ${v.out}`,
       );

@@ -2,12 +2,10 @@
  * `chaos-gate model failover`: the regional failover model of SPEC §9.2, before spending an
  * experiment. Prints the result (or JSON) and can write the interactive HTML replay.
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { formatFailoverText, modelFailover, type FailoverInputs } from '../../analysis/failover.js';
 import { Failover } from '../../plan/schema.js';
 import { renderFailoverHtml } from '../../report/html.js';
-import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, writeCliOutput, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
 /** Exit code when the model predicts the gate fails: the same as a verdict that blocks promotion. */
@@ -113,8 +111,7 @@ export const model: CliCommand = {
     const result = modelFailover(inputs);
     io.out(parsed.values.json ? JSON.stringify(result, null, 2) : formatFailoverText(result, inputs));
     if (parsed.values.html !== undefined) {
-      const out = resolve(io.cwd, parsed.values.html);
-      writeFileSync(out, renderFailoverHtml(result, inputs));
+      writeCliOutput(io, '--html', parsed.values.html, renderFailoverHtml(result, inputs));
       io.err(`wrote the replay to ${parsed.values.html}`);
     }
     return result.pass ? 0 : EXIT_GATE_FAILS;

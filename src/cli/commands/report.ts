@@ -2,12 +2,11 @@
  * `chaos-gate report <journal> [--markdown] [--html <out>]`: renders a journal (final or a crashed prefix) as
  * the job summary, and/or as the self-contained HTML replay report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { JournalError, readJournal } from '../../journal/read.js';
 import { renderSummary } from '../../report/markdown.js';
 import { renderReplayHtml } from '../../report/html.js';
-import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { parseFlags, UsageError, writeCliOutput, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
 /** Unreadable input (SPEC §4). */
@@ -38,9 +37,7 @@ export const report: CliCommand = {
       const journal = readJournal(resolve(io.cwd, file));
       const html = parsed.values.html;
       if (html !== undefined) {
-        const out = resolve(io.cwd, html);
-        mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(out, renderReplayHtml(journal));
+        writeCliOutput(io, '--html', html, renderReplayHtml(journal));
         io.err(`wrote ${html}`);
       }
       if (html === undefined || parsed.values.markdown) io.out(renderSummary(journal));

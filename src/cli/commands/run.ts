@@ -11,7 +11,7 @@ import { PolicyError } from '../../preflight/index.js';
 import { parseDuration } from '../../plan/duration.js';
 import { DURATION_EXPECTED } from '../../plan/schema.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
-import { parseFlags, UsageError, type CliCommand } from '../command.js';
+import { cliOutputRoots, confinedOutputPath, parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
 import { notifySettings, parseNotifyTargets, runLinks } from '../../notify/index.js';
@@ -82,8 +82,9 @@ export const run: CliCommand = {
 
     // Registers the URLs and credentials with the redactor before anything can print them.
     const notify = notifySettings(parseNotifyTargets(values.notify ?? [], '--notify'), io.env);
-    const journalPath = resolve(
-      io.cwd,
+    const journalPath = confinedOutputPath(
+      io,
+      '--journal',
       values.journal ?? `out/${planFile.replace(/^.*\//, '').replace(/\.(ya?ml|json)$/, '')}.journal.json`,
     );
     const controller = new AbortController();
@@ -111,6 +112,7 @@ export const run: CliCommand = {
         },
         awsRegion: values['aws-region'],
         journalPath,
+        outputRoots: cliOutputRoots(io),
         runId: values['run-id'] ?? io.env.GITHUB_RUN_ID ?? `local-${Date.now()}`,
         attempt,
         repo: io.env.GITHUB_REPOSITORY,

@@ -13,7 +13,14 @@ import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../.
 import { formatIssue, loadPlan, PlanError, type LoadedPlan } from '../../plan/load.js';
 import { loadScenario, ScenarioError, type Scenario } from '../../sim/scenario.js';
 import { SimWorld } from '../../sim/world.js';
-import { parseFlags, UsageError, type CliCommand, type CliIo } from '../command.js';
+import {
+  cliOutputRoots,
+  confinedOutputPath,
+  parseFlags,
+  UsageError,
+  type CliCommand,
+  type CliIo,
+} from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 import { progressPrinter } from '../../report/progress.js';
 
@@ -115,13 +122,17 @@ export const simulate: CliCommand = {
       return EXIT_BAD_INPUT;
     }
     const journalPath =
-      parsed.values.journal === undefined ? undefined : resolve(io.cwd, parsed.values.journal);
+      parsed.values.journal === undefined
+        ? undefined
+        : confinedOutputPath(io, '--journal', parsed.values.journal);
     const abortFile = parsed.values['abort-file'];
     const progress = io.tty && !parsed.values.json ? progressPrinter(io.out) : undefined;
     const { result } = await runSimulation({
       loaded,
       scenario,
-      journal: journalPath ? new FileJournalWriter(journalPath) : undefined,
+      journal: journalPath
+        ? new FileJournalWriter(journalPath, { confine: { what: 'journal', roots: cliOutputRoots(io) } })
+        : undefined,
       abortFile: abortFile === undefined ? undefined : resolve(io.cwd, abortFile),
       onTick: progress?.onTick,
       onEvent: progress?.onEvent,

@@ -40,7 +40,10 @@ export async function killSwitchStatus(
     };
   }
   const fis = typeof clients.fis === 'function' ? await clients.fis() : clients.fis;
-  const lever = await getSafetyLever(fis, clients.region);
+  const lever = await getSafetyLever(fis, clients.region, signal ? { signal } : {});
+  // A lever that cannot be read is not released: the read fails closed, naming the call and the answer
+  // (the gate refuses the start; a refused permission is a broken set-up, throttling is transient).
+  if (!lever.available && lever.error) throw lever.error;
   if (lever.available && lever.state !== 'disengaged') {
     return { engaged: true, reason: `FIS safety lever is ${lever.state} (${lever.reason ?? 'no reason'})` };
   }

@@ -5,8 +5,13 @@
  * operation), callers learn `unavailable` and carry on with the alarm-based kill switch.
  *
  * Each request, signing included, has a deadline (`DEADLINES.fisSafetyLever`, 5 s) and honours the
- * caller's signal: a lever that does not answer in time counts as unavailable, because the kill-switch
- * alarm stops experiments without it and `kill` must not hang on it.
+ * caller's signal; a throttled or 5xx answer, or a dropped connection, is tried again (like the SDK's own
+ * retry) inside that deadline.
+ *
+ * Only an endpoint that does not know the lever is `unavailable`. A read that fails — refused (403),
+ * throttled beyond the retries, 5xx, no answer in time — is a failure with an `error` naming the call
+ * and what came back: the kill-switch read then fails closed (kill-switch-state.ts), because a lever that
+ * cannot be read is not shown released.
  */
 import type { FisClient } from '@aws-sdk/client-fis';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -40,7 +45,80 @@ async function leverEndpoint(client: FisClient, region: string): Promise<URL> {
 export type LeverState = 'engaged' | 'disengaged' | 'engaging' | 'disengaging';
 
 export type LeverResult =
-  { available: true; state: LeverState | string; reason?: string } | { available: false; detail: string };
+  | { available: true; state: LeverState | string; reason?: string }
+  /** `error` is set when the call failed; without it, the endpoint has no lever. */
+  | { available: false; detail: string; error?: LeverCallError };
+
+/**
+ * A lever call that failed. Its `cause` carries AWS's error code as its name (`AccessDeniedException`,
+ * `ThrottlingException`), so the preflight's classification (injector/aws/errors.ts) reads it like an SDK
+ * error: a refused permission is a broken set-up, throttling is transient.
+ */
+export class LeverCallError extends Error {
+  override name = 'LeverCallError';
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Attempts per lever call, the first included, and the pause before the second (doubling). */
+const LEVER_ATTEMPTS = 3;
+const LEVER_RETRY_PAUSE_MS = 200;
+
+/** Answers worth another attempt: throttling and server errors (a dropped connection throws). */
+function retryable(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/** The endpoint does not have the lever: no such path, or an operation it does not implement. */
+function unknownOperation(status: number, code: string | undefined): boolean {
+  return status === 404 || status === 501 || code === 'UnknownOperationException';
+}
+
+type SignedAnswer = { status: number; json: Record<string, unknown> | null; text: string; code?: string };
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/** One lever request, tried again on throttling, 5xx or a dropped connection while the deadline allows. */
+async function withRetries(
+  send: (signal: AbortSignal) => Promise<SignedAnswer>,
+  signal: AbortSignal,
+): Promise<SignedAnswer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const r = await send(signal);
+      if (!retryable(r.status) || attempt >= LEVER_ATTEMPTS || signal.aborted) return r;
+    } catch (error) {
+      if (attempt >= LEVER_ATTEMPTS || signal.aborted) throw error;
+    }
+    await pause(LEVER_RETRY_PAUSE_MS * 2 ** (attempt - 1), signal);
+  }
+}
+
+/** The failure of a lever call as a {@link LeverResult}: `error` named after the call and the answer. */
+function failed(call: string, r: SignedAnswer): LeverResult {
+  const code = r.code ?? (typeof r.json?.__type === 'string' ? r.json.__type.split('#').pop() : undefined);
+  const message = typeof r.json?.message === 'string' ? r.json.message : r.text.slice(0, 200);
+  const what = `${call} answered HTTP ${r.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
+  if (unknownOperation(r.status, code)) return { available: false, detail: what };
+  const cause = Object.assign(new Error(what), { name: code ?? `HTTP${r.status}` });
+  return { available: false, detail: what, error: new LeverCallError(what, r.status, { cause }) };
+}
+
+/** A lever call that threw (deadline, connection, signing) as a {@link LeverResult}. */
+function threw(call: string, error: unknown): LeverResult {
+  const what = `${call} failed: ${errorMessage(error)}`;
+  return { available: false, detail: what, error: new LeverCallError(what, undefined, { cause: error }) };
+}
 
 async function signedRequest(
   client: FisClient,
@@ -49,7 +127,7 @@ async function signedRequest(
   path: string,
   body: unknown,
   signal: AbortSignal,
-): Promise<{ status: number; json: Record<string, unknown> | null; text: string }> {
+): Promise<SignedAnswer> {
   const endpoint = await leverEndpoint(client, region);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const request = new HttpRequest({
@@ -83,7 +161,9 @@ async function signedRequest(
   } catch {
     json = null;
   }
-  return { status: response.statusCode, json, text };
+  const errorType = response.headers['x-amzn-errortype'] ?? response.headers['x-amzn-ErrorType'];
+  const code = typeof errorType === 'string' ? errorType.split(':')[0] : undefined;
+  return { status: response.statusCode, json, text, ...(code ? { code } : {}) };
 }
 
 /** The whole body of a response the handler returned (a Node stream), as UTF-8 text. */
@@ -109,19 +189,20 @@ export async function getSafetyLever(
 ): Promise<LeverResult> {
   try {
     const r = await withDeadline(
-      (signal) => signedRequest(client, region, 'GET', '/safetyLevers/default', undefined, signal),
+      (signal) =>
+        withRetries(
+          (s) => signedRequest(client, region, 'GET', '/safetyLevers/default', undefined, s),
+          signal,
+        ),
       options.deadlineMs ?? DEADLINES.fisSafetyLever,
       'FIS GetSafetyLever',
       options.signal,
     );
     const lever = leverFrom(r.json);
     if (r.status === 200 && lever) return { available: true, ...lever };
-    return { available: false, detail: `GetSafetyLever answered HTTP ${r.status}: ${r.text.slice(0, 200)}` };
+    return failed('FIS GetSafetyLever', r);
   } catch (error) {
-    return {
-      available: false,
-      detail: `GetSafetyLever failed: ${errorMessage(error)}`,
-    };
+    return threw('FIS GetSafetyLever', error);
   }
 }
 
@@ -136,12 +217,16 @@ export async function updateSafetyLever(
   try {
     const r = await withDeadline(
       (signal) =>
-        signedRequest(
-          client,
-          region,
-          'PATCH',
-          '/safetyLevers/default/state',
-          { state: { status, reason } },
+        withRetries(
+          (s) =>
+            signedRequest(
+              client,
+              region,
+              'PATCH',
+              '/safetyLevers/default/state',
+              { state: { status, reason } },
+              s,
+            ),
           signal,
         ),
       options.deadlineMs ?? DEADLINES.fisSafetyLever,
@@ -150,14 +235,8 @@ export async function updateSafetyLever(
     );
     const lever = leverFrom(r.json);
     if (r.status === 200 && lever) return { available: true, ...lever };
-    return {
-      available: false,
-      detail: `UpdateSafetyLeverState answered HTTP ${r.status}: ${r.text.slice(0, 200)}`,
-    };
+    return failed('FIS UpdateSafetyLeverState', r);
   } catch (error) {
-    return {
-      available: false,
-      detail: `UpdateSafetyLeverState failed: ${errorMessage(error)}`,
-    };
+    return threw('FIS UpdateSafetyLeverState', error);
   }
 }
