@@ -50,15 +50,24 @@ const HTTP_REQUEST_CHANNEL = 'http.client.request.start';
 /** How long `sent()` waits at most: credentials from a web identity or a container take a request of their own. */
 export const EARLY_SEND_WAIT_MS = 100;
 
-/** Creates the CloudWatch client and sends the kill-switch read. Never throws: a failed read is the gate's. */
+/**
+ * Creates the CloudWatch client and sends the kill-switch read. Never throws: a failed read is the gate's.
+ * With `readAhead: false` nothing is sent: the kill-switch gate reads when the run reaches it (a run whose
+ * plan the static stage refuses never does, and so sends no request at all).
+ */
 export function startEarlyReads(o: {
   region?: string | undefined;
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
+  readAhead?: boolean | undefined;
 }): EarlyReads {
   const region = resolveRegion({ region: o.region, env: o.env });
   const config = awsClientConfig(region);
   const cloudwatch = new CloudWatchClient(config);
+  if (o.readAhead === false) {
+    const clients = lazyClients(cloudwatch, region, config);
+    return { region, clients, killSwitch: killSwitchProbeOn(cloudwatch, clients, region), sent: async () => undefined };
+  }
   // Node announces every HTTP request it creates on this channel; the first one after this point is the
   // kill-switch read's (the socket's connect starts in the same tick).
   let markSent = (): void => undefined;
@@ -68,17 +77,8 @@ export function startEarlyReads(o: {
     markSent();
   };
   diagnostics.subscribe(HTTP_REQUEST_CHANNEL, onRequest);
-  let clients: Promise<AwsClients> | undefined;
-  const getClients = (): Promise<AwsClients> =>
-    (clients ??= import('../injector/aws/clients.js').then((m) =>
-      m.withFisClient(cloudwatch, region, config),
-    ));
-  const probe: KillSwitchProbe = {
-    engaged: (signal) =>
-      classified(() =>
-        killSwitchStatus({ cloudwatch, fis: async () => (await getClients()).fis, region }, signal),
-      ),
-  };
+  const getClients = lazyClients(cloudwatch, region, config);
+  const probe = killSwitchProbeOn(cloudwatch, getClients, region);
   const killSwitch = readAhead(probe, o.clock ?? systemClock);
   // A read that ends before its request is handed over (no credentials) also releases `sent()`.
   const settled = killSwitch.first.then(
@@ -93,6 +93,29 @@ export function startEarlyReads(o: {
     killSwitch,
     sent: (capMs = EARLY_SEND_WAIT_MS) =>
       Promise.race([handedOver, settled, new Promise<void>((resolve) => setTimeout(resolve, capMs).unref())]),
+  };
+}
+
+/** The run's clients beside `cloudwatch`: the FIS client (and its module) on the first call. */
+function lazyClients(
+  cloudwatch: CloudWatchClient,
+  region: string,
+  config: ReturnType<typeof awsClientConfig>,
+): () => Promise<AwsClients> {
+  let clients: Promise<AwsClients> | undefined;
+  return () =>
+    (clients ??= import('../injector/aws/clients.js').then((m) => m.withFisClient(cloudwatch, region, config)));
+}
+
+/** The kill-switch read over `cloudwatch` (and FIS's safety lever), each call a new read. */
+function killSwitchProbeOn(
+  cloudwatch: CloudWatchClient,
+  clients: () => Promise<AwsClients>,
+  region: string,
+): KillSwitchProbe {
+  return {
+    engaged: (signal) =>
+      classified(() => killSwitchStatus({ cloudwatch, fis: async () => (await clients()).fis, region }, signal)),
   };
 }
 
