@@ -18,6 +18,7 @@ import { awsClientConfig, resolveRegion } from '../injector/aws/config.js';
 import { classified } from '../injector/aws/setup-error.js';
 import { killSwitchStatus } from '../injector/fis/kill-switch-state.js';
 import type { KillSwitchProbe } from '../injector/ports.js';
+import { longTimeout } from '../net/timer.js';
 
 /**
  * How old (from when it was sent) a kill-switch answer may be when the gate takes it. A plan loads in
@@ -66,7 +67,12 @@ export function startEarlyReads(o: {
   const cloudwatch = new CloudWatchClient(config);
   if (o.readAhead === false) {
     const clients = lazyClients(cloudwatch, region, config);
-    return { region, clients, killSwitch: killSwitchProbeOn(cloudwatch, clients, region), sent: async () => undefined };
+    return {
+      region,
+      clients,
+      killSwitch: killSwitchProbeOn(cloudwatch, clients, region),
+      sent: async () => undefined,
+    };
   }
   // Node announces every HTTP request it creates on this channel; the first one after this point is the
   // kill-switch read's (the socket's connect starts in the same tick).
@@ -92,7 +98,11 @@ export function startEarlyReads(o: {
     clients: getClients,
     killSwitch,
     sent: (capMs = EARLY_SEND_WAIT_MS) =>
-      Promise.race([handedOver, settled, new Promise<void>((resolve) => setTimeout(resolve, capMs).unref())]),
+      Promise.race([
+        handedOver,
+        settled,
+        new Promise<void>((resolve) => longTimeout(resolve, capMs).unref()),
+      ]),
   };
 }
 
@@ -104,7 +114,9 @@ function lazyClients(
 ): () => Promise<AwsClients> {
   let clients: Promise<AwsClients> | undefined;
   return () =>
-    (clients ??= import('../injector/aws/clients.js').then((m) => m.withFisClient(cloudwatch, region, config)));
+    (clients ??= import('../injector/aws/clients.js').then((m) =>
+      m.withFisClient(cloudwatch, region, config),
+    ));
 }
 
 /** The kill-switch read over `cloudwatch` (and FIS's safety lever), each call a new read. */
@@ -115,7 +127,9 @@ function killSwitchProbeOn(
 ): KillSwitchProbe {
   return {
     engaged: (signal) =>
-      classified(() => killSwitchStatus({ cloudwatch, fis: async () => (await clients()).fis, region }, signal)),
+      classified(() =>
+        killSwitchStatus({ cloudwatch, fis: async () => (await clients()).fis, region }, signal),
+      ),
   };
 }
 

@@ -154,8 +154,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   // network. A plan it refuses sends no request at all: not even the kill-switch read, which otherwise
   // goes out now and runs beside the rest of the assembly (compose/early.ts).
   const refused = (await staticStageRefusals(loaded, { policy, catalog }, clock.now())).length > 0;
-  const early =
-    o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock, readAhead: !refused });
+  const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock, readAhead: !refused });
   const clients = await early.clients();
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.

@@ -25,17 +25,23 @@ export interface SourceUse {
 }
 
 /** How each source kind is configured, for the message: the action input, the CLI flag, the variable. */
-export const SOURCE_SETTINGS: Record<SourceKindName, { what: string; setting: string }> = {
+export const SOURCE_SETTINGS: Record<SourceKindName, { label: string; what: string; setting: string }> = {
   prometheus: {
+    label: 'Prometheus',
     what: 'no Prometheus URL is set',
     setting:
       'the action input prometheus-url, the CLI flag --prometheus-url or the environment variable CHAOS_GATE_PROMETHEUS_URL',
   },
   cloudwatch: {
+    label: 'CloudWatch',
     what: 'no CloudWatch client is configured',
     setting: 'the action input aws-region, the CLI flag --aws-region or AWS_REGION, with AWS credentials',
   },
-  scrape: { what: 'no scrape source is configured', setting: 'a url in the plan' },
+  scrape: {
+    label: 'a /metrics endpoint',
+    what: 'no scrape source is configured',
+    setting: 'a url in the plan',
+  },
 };
 
 /** A missing or unusable setting: the run is `failed` and exits 2 (bad input), before anything is sent. */
@@ -97,10 +103,10 @@ export function checkSetup(
   const where = at ? `${loaded.file}:${at.line}:${at.column}` : loaded.file;
   const others = missing.slice(1).map((u) => u.field);
   const also = others.length > 0 ? ` (also ${others.join(', ')})` : '';
-  const { what, setting } = SOURCE_SETTINGS[first.kind];
+  const { label, what, setting } = SOURCE_SETTINGS[first.kind];
   const named = first.name ? ` (${first.name})` : '';
   throw new SettingError(
-    `${where}: ${first.field}${named} reads ${first.kind}${also}, but ${what}; expected ${setting}`,
+    `${where}: ${first.field}${named} reads ${label}${also}, but ${what}; expected ${setting}`,
     first.kind === 'prometheus' ? 'prometheus-url' : first.kind,
   );
 }

@@ -4,6 +4,7 @@
  * stand-in. A 50 ms ticker moves the FIS state machine; once a second the canary publishes to
  * CloudWatch and alarms are evaluated.
  */
+import { clampTimerMs } from '../net/timer.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renameSync, writeFileSync } from 'node:fs';
@@ -316,7 +317,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
 
       for (const fault of faults.match(service, operation)) {
         if (fault.kind === 'latency') {
-          await new Promise((r) => setTimeout(r, fault.latencyMs ?? 0));
+          await new Promise((r) => setTimeout(r, clampTimerMs(fault.latencyMs ?? 0)));
           continue;
         }
         entry.fault = `${fault.kind}#${fault.id}`;

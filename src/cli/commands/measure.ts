@@ -3,6 +3,7 @@
  * its status and the request count — how a user checks a plan's queries before any experiment.
  * Exit 0 when every SLI is ok, 1 otherwise, 2 for bad usage or an invalid plan.
  */
+import { sleepFor } from '../../net/timer.js';
 import { resolve } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { REQUESTS_QUERY } from '../../engine/run.js';
@@ -284,7 +285,7 @@ export const measure: CliCommand = {
     }
     const clock: MeasureClock = {
       now: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      sleep: (ms) => sleepFor(ms),
     };
     const result = await measurePlan(plan, file, sources, clock);
     io.out(parsed.values.json ? JSON.stringify(result, null, 2) : formatMeasure(result));
