@@ -138,6 +138,8 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
   const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
   const plan = loaded.plan;
+  // The front door's check run exists from here on, so a set-up found missing below is reported on it.
+  await o.onPlanLoaded?.(loaded);
 
   // Bad settings are input errors (exit 2) found before anything is sent: the plan's declared variables
   // (their secret values registered with the redactor), the Prometheus options, and a source kind the
@@ -160,7 +162,6 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
   const prometheus = fromInputs && { ...fromInputs, clock };
   const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
-  await o.onPlanLoaded?.(loaded);
   const tagging = createTaggingClient({ region: clients.region });
   const injector = new FisInjector({
     fis: clients.fis,
