@@ -377,7 +377,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
     const t = now();
     canary.publish((d) => cloudwatch.putDatum(d), Math.floor(t / 1000) * 1000 - 1000);
     cloudwatch.evaluate(t);
-  }, publishMs);
+  }, clampTimerMs(publishMs));
 
   if (opts.portFile) {
     const tmp = `${opts.portFile}.${process.pid}.tmp`;
