@@ -1,14 +1,13 @@
 /**
- * What a run asks AWS before its plan is loaded: whether the kill switch is engaged. The answer depends
- * on the account and Region alone, never on the plan, so its request goes out first, and its network
- * time (and the credential chain's) runs beside the parsing of the plan and the loading of the rest of
- * the run. The kill-switch gate then takes that answer when it is fresh enough and reads again when it is
- * not; every later read (the mid-run check) is a new one.
+ * The run's first AWS request: whether the kill switch is engaged. The answer depends on the account and
+ * Region alone, never on the plan, so it goes out as soon as the run knows it will ask — once the plan and
+ * policy are loaded, the set-up checked and the static stage passed (compose/run.ts) — and its network
+ * time (and the credential chain's) runs beside the rest of the assembly. A plan the static stage refuses
+ * sends nothing (`readAhead: false`). The kill-switch gate then takes that answer when it is fresh enough
+ * and reads again when it is not; every later read (the mid-run check) is a new one.
  *
- * This module loads the CloudWatch client and nothing of the plan or of FIS: the action loads it, sends
- * the read, and only then loads the run (src/action/engine.ts). The FIS client is created when the run
- * asks for the clients, after the plan has loaded. That is what brings the action's first AWS call
- * close to what the CloudWatch client alone takes (`npm run bench`, cold start, and its floor).
+ * This module loads the CloudWatch client and nothing of FIS: the FIS client is created when the run asks
+ * for the clients.
  */
 import diagnostics from 'node:diagnostics_channel';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
