@@ -10,7 +10,7 @@ import type { GateContext, GateOutcome } from '../engine/gates.js';
 import type { JournalEvent } from '../journal/types.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { planRunDurationMs } from '../plan/refusals.js';
-import { formatDuration } from '../plan/duration.js';
+import { formatDuration } from '../journal/format.js';
 import { countReaderFromSources } from '../preflight/index.js';
 import { loadPolicy, readCatalog } from './inputs.js';
 import { planFileReader } from '../files/read.js';
