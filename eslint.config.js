@@ -19,7 +19,7 @@ const LAYERS = {
   security: [],
   files: [],
   net: [],
-  clock: [],
+  clock: ['net'],
   plan: BOTTOM,
   journal: BOTTOM,
   injector: [...BOTTOM, 'clock', 'plan'],

@@ -1,11 +1,11 @@
 /**
  * The engine behind `command: run` in the action: the same assembly as `chaos-gate run`
- * (`compose/run.ts`) fed from the action's typed inputs and GitHub's environment. The kill-switch read
- * goes out before that assembly is even loaded (compose/early.ts): loading it — the plan's schema and
- * parsers, the gates, the engine — is most of the action's start, and the read's network time runs beside it.
+ * (`compose/run.ts`) fed from the action's typed inputs and GitHub's environment. Nothing is sent before
+ * the plan and policy are loaded, the set-up checked and the static stage passed: a plan refused
+ * statically, or a set-up missing a setting, ends without a single AWS request (compose/run.ts starts
+ * the kill-switch read once they pass).
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { startEarlyReads } from '../compose/early.js';
 import { redact } from '../security/redact.js';
 import { logLines } from '../security/log-text.js';
 import type { Journal } from '../journal/types.js';
@@ -18,11 +18,8 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
   const within = (p: string): string => (isAbsolute(p) ? p : resolve(workspace, p));
   const notify = notifySettings(inputs.notify, process.env);
-  const early = startEarlyReads({ region: inputs.awsRegion, env: process.env });
-  await early.sent();
   const { executeRun } = await import('../compose/run.js');
   const result = await executeRun({
-    early,
     planPath: req.planFile,
     displayPath: inputs.plan,
     policyPath: inputs.policy ? within(inputs.policy) : undefined,

@@ -288,8 +288,20 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     journal = await deps.runGate(request);
   } catch (err) {
     log?.close();
-    if (err instanceof PlanError || err instanceof PolicyError || isBadInput(err)) {
-      // SPEC §4: an unreadable or invalid plan, policy or setting is refused with exit 2, nothing touched.
+    if (isBadInput(err)) {
+      // A setting the run needs is missing or unusable (compose/setup.ts): `failed` with exit 2, found
+      // before anything was sent. Never `not-run`, which a workflow may map to skipped or neutral.
+      const reason = redact(err.message);
+      core.saveState(STATE.finished, 'true');
+      setOutputs(core, outputsWithoutJournal('failed', reason));
+      if (await reporter?.finishCheck('failure', 'failed: a setting is missing or unusable', reason))
+        core.saveState(STATE.checkRunCompleted, 'true');
+      await core.writeSummary(jobSummary(`## 💥 failed\n\n> ${reason}\n`, reporter?.fallbacks ?? []));
+      announceVerdict(core, 'failed', reason);
+      return EXIT_BAD_INPUT;
+    }
+    if (err instanceof PlanError || err instanceof PolicyError) {
+      // SPEC §4: an unreadable or invalid plan or policy is refused with exit 2, nothing touched.
       const reason = redact(err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : err.message);
       core.saveState(STATE.finished, 'true');
       setOutputs(core, outputsWithoutJournal('refused', reason));

@@ -16,11 +16,11 @@ export const COMMAND_EXIT_CODES = {
   run: {
     0: 'held',
     1: 'deviated, aborted, inconclusive, not-run or failed',
-    2: 'refused, or an invalid or unreadable plan, policy or setting',
+    2: 'refused; failed for a missing or unusable setting; or an invalid or unreadable plan or policy',
   },
   plan: {
     0: 'not refused (the review names when it may run)',
-    2: 'refused, or an invalid or unreadable plan or policy',
+    2: 'refused, a missing or unusable setting (with --resolve), or an invalid or unreadable plan or policy',
   },
   validate: { 0: 'valid and nothing refused', 2: 'refused, or an invalid or unreadable plan or policy' },
   simulate: {
@@ -37,7 +37,7 @@ export const COMMAND_EXIT_CODES = {
   measure: {
     0: 'every SLI ok',
     1: 'a breach, no-data or an error reading',
-    2: "no Prometheus URL for the plan's PromQL, or an invalid or unreadable plan",
+    2: 'a missing or unusable setting (no Prometheus URL for its PromQL), or an invalid or unreadable plan',
   },
   scan: { 0: 'scanned', 2: 'an unreadable journal or request log' },
   model: { 0: 'the model predicts the gate passes', 1: 'it predicts the gate fails' },

@@ -2,6 +2,8 @@
  * Time is injected everywhere so that a 15-minute run is a millisecond test. `SystemClock` is the real
  * one; `VirtualClock` advances only when every sleeper is waiting, and never sleeps for real.
  */
+import { sleepFor } from '../net/timer.js';
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
@@ -9,19 +11,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** Real time. A sleep of any length works: past Node's 2³¹−1 ms timer limit it chains timers (net/timer.ts). */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted || ms <= 0) return resolve();
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    }),
+  sleep: (ms, signal) => sleepFor(ms, signal),
 };
 
 interface Sleeper {

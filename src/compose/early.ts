@@ -1,14 +1,13 @@
 /**
- * What a run asks AWS before its plan is loaded: whether the kill switch is engaged. The answer depends
- * on the account and Region alone, never on the plan, so its request goes out first, and its network
- * time (and the credential chain's) runs beside the parsing of the plan and the loading of the rest of
- * the run. The kill-switch gate then takes that answer when it is fresh enough and reads again when it is
- * not; every later read (the mid-run check) is a new one.
+ * The run's first AWS request: whether the kill switch is engaged. The answer depends on the account and
+ * Region alone, never on the plan, so it goes out as soon as the run knows it will ask — once the plan and
+ * policy are loaded, the set-up checked and the static stage passed (compose/run.ts) — and its network
+ * time (and the credential chain's) runs beside the rest of the assembly. A plan the static stage refuses
+ * sends nothing (`readAhead: false`). The kill-switch gate then takes that answer when it is fresh enough
+ * and reads again when it is not; every later read (the mid-run check) is a new one.
  *
- * This module loads the CloudWatch client and nothing of the plan or of FIS: the action loads it, sends
- * the read, and only then loads the run (src/action/engine.ts). The FIS client is created when the run
- * asks for the clients, after the plan has loaded. That is what brings the action's first AWS call
- * close to what the CloudWatch client alone takes (`npm run bench`, cold start, and its floor).
+ * This module loads the CloudWatch client and nothing of FIS: the FIS client is created when the run asks
+ * for the clients.
  */
 import diagnostics from 'node:diagnostics_channel';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -18,6 +17,7 @@ import { awsClientConfig, resolveRegion } from '../injector/aws/config.js';
 import { classified } from '../injector/aws/setup-error.js';
 import { killSwitchStatus } from '../injector/fis/kill-switch-state.js';
 import type { KillSwitchProbe } from '../injector/ports.js';
+import { longTimeout } from '../net/timer.js';
 
 /**
  * How old (from when it was sent) a kill-switch answer may be when the gate takes it. A plan loads in
@@ -50,15 +50,29 @@ const HTTP_REQUEST_CHANNEL = 'http.client.request.start';
 /** How long `sent()` waits at most: credentials from a web identity or a container take a request of their own. */
 export const EARLY_SEND_WAIT_MS = 100;
 
-/** Creates the CloudWatch client and sends the kill-switch read. Never throws: a failed read is the gate's. */
+/**
+ * Creates the CloudWatch client and sends the kill-switch read. Never throws: a failed read is the gate's.
+ * With `readAhead: false` nothing is sent: the kill-switch gate reads when the run reaches it (a run whose
+ * plan the static stage refuses never does, and so sends no request at all).
+ */
 export function startEarlyReads(o: {
   region?: string | undefined;
   env: NodeJS.ProcessEnv;
   clock?: Clock | undefined;
+  readAhead?: boolean | undefined;
 }): EarlyReads {
   const region = resolveRegion({ region: o.region, env: o.env });
   const config = awsClientConfig(region);
   const cloudwatch = new CloudWatchClient(config);
+  if (o.readAhead === false) {
+    const clients = lazyClients(cloudwatch, region, config);
+    return {
+      region,
+      clients,
+      killSwitch: killSwitchProbeOn(cloudwatch, clients, region),
+      sent: async () => undefined,
+    };
+  }
   // Node announces every HTTP request it creates on this channel; the first one after this point is the
   // kill-switch read's (the socket's connect starts in the same tick).
   let markSent = (): void => undefined;
@@ -68,17 +82,8 @@ export function startEarlyReads(o: {
     markSent();
   };
   diagnostics.subscribe(HTTP_REQUEST_CHANNEL, onRequest);
-  let clients: Promise<AwsClients> | undefined;
-  const getClients = (): Promise<AwsClients> =>
-    (clients ??= import('../injector/aws/clients.js').then((m) =>
-      m.withFisClient(cloudwatch, region, config),
-    ));
-  const probe: KillSwitchProbe = {
-    engaged: (signal) =>
-      classified(() =>
-        killSwitchStatus({ cloudwatch, fis: async () => (await getClients()).fis, region }, signal),
-      ),
-  };
+  const getClients = lazyClients(cloudwatch, region, config);
+  const probe = killSwitchProbeOn(cloudwatch, getClients, region);
   const killSwitch = readAhead(probe, o.clock ?? systemClock);
   // A read that ends before its request is handed over (no credentials) also releases `sent()`.
   const settled = killSwitch.first.then(
@@ -92,7 +97,38 @@ export function startEarlyReads(o: {
     clients: getClients,
     killSwitch,
     sent: (capMs = EARLY_SEND_WAIT_MS) =>
-      Promise.race([handedOver, settled, new Promise<void>((resolve) => setTimeout(resolve, capMs).unref())]),
+      Promise.race([
+        handedOver,
+        settled,
+        new Promise<void>((resolve) => longTimeout(resolve, capMs).unref()),
+      ]),
+  };
+}
+
+/** The run's clients beside `cloudwatch`: the FIS client (and its module) on the first call. */
+function lazyClients(
+  cloudwatch: CloudWatchClient,
+  region: string,
+  config: ReturnType<typeof awsClientConfig>,
+): () => Promise<AwsClients> {
+  let clients: Promise<AwsClients> | undefined;
+  return () =>
+    (clients ??= import('../injector/aws/clients.js').then((m) =>
+      m.withFisClient(cloudwatch, region, config),
+    ));
+}
+
+/** The kill-switch read over `cloudwatch` (and FIS's safety lever), each call a new read. */
+function killSwitchProbeOn(
+  cloudwatch: CloudWatchClient,
+  clients: () => Promise<AwsClients>,
+  region: string,
+): KillSwitchProbe {
+  return {
+    engaged: (signal) =>
+      classified(() =>
+        killSwitchStatus({ cloudwatch, fis: async () => (await clients()).fis, region }, signal),
+      ),
   };
 }
 

@@ -10,12 +10,13 @@ import type { GateContext, GateOutcome } from '../engine/gates.js';
 import type { JournalEvent } from '../journal/types.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { planRunDurationMs } from '../plan/refusals.js';
-import { formatDuration } from '../plan/duration.js';
+import { formatDuration } from '../journal/format.js';
 import { countReaderFromSources } from '../preflight/index.js';
 import { loadPolicy, readCatalog } from './inputs.js';
 import { planFileReader } from '../files/read.js';
 import { failoverReasons, modelFailover, type FailoverInputs } from '../analysis/failover.js';
 import { runGates } from './gates.js';
+import { checkSetup } from './setup.js';
 import { buildPlanReview } from '../report/review.js';
 import type { PlanReview } from '../report/comment.js';
 import { createAwsClients } from '../injector/aws/clients.js';
@@ -95,12 +96,14 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     ...(targets && targetsComplete !== undefined ? { targetsComplete } : {}),
   });
 
+  // With --resolve the review reads the budget: a source it names without an endpoint is a missing
+  // setting (exit 2, compose/setup.ts), as in a run, and is found before anything is sent.
+  const prometheus = o.resolve ? prometheusOptionsFrom(o.prometheus ?? {}, o.env) : undefined;
+  if (o.resolve)
+    checkSetup(loaded, { prometheus: prometheus !== undefined, cloudwatch: true, scrape: true }, ['budget']);
   const clients = o.resolve ? createAwsClients({ region: o.awsRegion, env: o.env }) : undefined;
   const sources = clients
-    ? createMetricSources({
-        prometheus: prometheusOptionsFrom(o.prometheus ?? {}, o.env),
-        cloudwatch: new CloudWatchSourceImpl(clients.cloudwatch),
-      })
+    ? createMetricSources({ prometheus, cloudwatch: new CloudWatchSourceImpl(clients.cloudwatch) })
     : undefined;
   const tagging = clients ? createTaggingClient({ region: clients.region }) : undefined;
   const preflight = runGates(loaded, {

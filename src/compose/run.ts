@@ -8,7 +8,8 @@
 import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
-import { runGates } from './gates.js';
+import { runGates, staticStageRefusals } from './gates.js';
+import { checkSetup } from './setup.js';
 import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
@@ -87,8 +88,8 @@ export interface RunOptions {
    */
   outputRoots?: readonly string[] | undefined;
   /**
-   * The AWS clients and the kill-switch read a front door started before it loaded this module
-   * (compose/early.ts); started here, before the plan is loaded, when absent. Their Region is theirs.
+   * The AWS clients and the kill-switch read (compose/early.ts), for a caller that started them itself;
+   * started here when absent, once the plan has loaded and passed the static stage. Their Region is theirs.
    */
   early?: EarlyReads | undefined;
   /** Notification sinks (docs/notifications.md) and the links they carry; the writer below tells them. */
@@ -155,23 +156,33 @@ export function registerPlanSecrets(plan: Plan, planEnv: PlanEnv): void {
 export async function executeRun(o: RunOptions): Promise<RunResult> {
   const clock = o.clock ?? systemClock;
   const log = o.log ?? (() => undefined);
-  // The kill-switch read goes out before the plan is parsed (compose/early.ts).
-  const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock });
   const loaded = await loadPlan(o.planPath, o.displayPath ?? o.planPath);
   const policy = o.policyPath ? await loadPolicy(o.policyPath) : undefined;
   const plan = loaded.plan;
+  // The front door's check run exists from here on, so a set-up found missing below is reported on it.
+  await o.onPlanLoaded?.(loaded);
 
-  // Bad settings are input errors (exit 2) found before anything is created: the plan's declared
-  // variables (their secret values registered with the redactor) and the Prometheus options.
+  // Bad settings are input errors (exit 2) found before anything is sent: the plan's declared variables
+  // (their secret values registered with the redactor), the Prometheus options, and a source kind the
+  // plan reads with no endpoint configured (compose/setup.ts: `failed`, never `not-run`).
   const planEnv = resolvePlanEnv(plan, o.env);
   registerPlanSecrets(plan, planEnv);
+  const fromInputs = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
+  checkSetup(loaded, { prometheus: fromInputs !== undefined, cloudwatch: true, scrape: true });
+  const catalog = await readCatalog(
+    plan,
+    planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
+  );
+  // The static stage (plan rules, failover model, policy, catalog veto, schedule validity) needs no
+  // network. A plan it refuses sends no request at all: not even the kill-switch read, which otherwise
+  // goes out now and runs beside the rest of the assembly (compose/early.ts).
+  const refused = (await staticStageRefusals(loaded, { policy, catalog }, clock.now())).length > 0;
+  const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock, readAhead: !refused });
   const clients = await early.clients();
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
-  const fromInputs = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
   const prometheus = fromInputs && { ...fromInputs, clock };
   const sources = createMetricSources({ prometheus, cloudwatch, scrape: { env: planEnv.values } });
-  await o.onPlanLoaded?.(loaded);
   // This run's key: its lease alarm, heartbeat dimension and the owner of its claims. It is the run's
   // identity (run id, attempt, plan), not the process's: a step retried with the same run id and attempt
   // is the same run — its start returns the experiment the first try started (the FIS client token) —
@@ -197,10 +208,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     log,
   });
   const preflight = runGates(loaded, {
-    catalog: await readCatalog(
-      plan,
-      planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
-    ),
+    catalog,
     policy,
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: early.killSwitch,

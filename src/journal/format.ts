@@ -23,9 +23,41 @@ export function formatOffset(seconds: number): string {
   return `${sign}${Math.abs(seconds).toFixed(1)} s`;
 }
 
-/** Formats milliseconds as seconds with one decimal: `45.0 s`. */
+/** Units of a human duration, largest first. */
+const HUMAN_UNITS = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['min', 60_000],
+] as const;
+
+/**
+ * The one way a duration reads in a reason or a report, in human units: under a minute as seconds with
+ * one decimal (`45.0 s`, `2.5 s`), longer as its two largest units (`1 min 30 s`, `1 h 30 min`, `21 d`,
+ * `2 d 3 h`). A 21-day budget window is `21 d`, never `1814400.0 s`. Plans write durations in their own
+ * notation (`90s`, `30d`: plan/duration.ts), which messages quoting the plan keep.
+ */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return ms > 0 ? 'for ever' : 'n/a';
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)} s`;
+  // Whole seconds from a minute on: tenths of a second do not matter next to minutes.
+  let rest = Math.round(abs / 1000) * 1000;
+  const parts: string[] = [];
+  for (const [unit, size] of HUMAN_UNITS) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0 || parts.length > 0) parts.push(`${n} ${unit}`);
+  }
+  parts.push(`${rest / 1000} s`);
+  // The two largest units, without a trailing zero (`21 d`, not `21 d 0 h`).
+  const shown = parts.slice(0, 2).filter((p, i) => i === 0 || !p.startsWith('0 '));
+  return `${sign}${shown.join(' ')}`;
+}
+
+/** Formats milliseconds as a duration in human units (see {@link formatDuration}): `45.0 s`, `1 h 30 min`. */
 export function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
+  return formatDuration(ms);
 }
 
 /** What offset 0 is on a report's clock; see `timeOrigin`. */

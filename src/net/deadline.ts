@@ -15,6 +15,7 @@
  * The timers here are real (`setTimeout`): they bound real network I/O. The engine keeps its own
  * deadlines on the run's injected clock around these calls.
  */
+import { longTimeout } from './timer.js';
 
 /** A call that did not answer within its deadline. */
 export class DeadlineError extends Error {
@@ -95,6 +96,12 @@ export const DEADLINES = {
    * whole, retries included, and shortens this when less is left.
    */
   prometheusRequest: 5_000,
+  /**
+   * One whole Prometheus read: every request of it and the retries between. A tick's read is cut further
+   * to the tick's window; a read over a long window (an error budget's 30-day SLO window) gets this
+   * much, because a query's window is what it measures, not how long it may take.
+   */
+  prometheusRead: 30_000,
   /** One `/metrics` scrape; capped by the tick's window like a Prometheus request. */
   scrapeRequest: 5_000,
   /**
@@ -187,7 +194,7 @@ export function withDeadline<T>(
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
       parent?.removeEventListener('abort', onParent);
       return true;
     };
@@ -197,7 +204,8 @@ export function withDeadline<T>(
       controller.abort(reason);
       reject(reason);
     };
-    const timer = setTimeout(() => {
+    // Any length: a deadline past Node's 2³¹−1 ms timer limit is chained, never cut to 1 ms (net/timer.ts).
+    const timer = longTimeout(() => {
       if (!finish()) return;
       const error = new DeadlineError(label, ms);
       controller.abort(error);

@@ -4,6 +4,9 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 /** What a duration field accepts, phrased for error messages. */
 export const DURATION_EXPECTED = 'a duration such as 500ms, 5s, 2m, 1h or 30d';
 
+/** The longest duration a plan may write: a year and a day (366 d), well inside what a `Date` holds. */
+export const MAX_DURATION_MS = 366 * 86_400_000;
+
 export const DURATION_PATTERN = '^\\s*(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)\\s*$';
 const DURATION_RE = new RegExp(DURATION_PATTERN);
 

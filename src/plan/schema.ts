@@ -4,7 +4,13 @@
  * `schema/plan.schema.json` is generated from this file (`npm run schema`).
  */
 import * as z from 'zod/mini';
-import { DURATION_EXPECTED, DURATION_PATTERN, parseDuration } from './duration.js';
+import {
+  DURATION_EXPECTED,
+  DURATION_PATTERN,
+  MAX_DURATION_MS,
+  formatDuration,
+  parseDuration,
+} from './duration.js';
 import { Fis } from './fis.js';
 import { describe, meta } from '../files/zod.js';
 
@@ -15,14 +21,27 @@ export { DURATION_EXPECTED } from './duration.js';
 // `.describe(t)` → `describe(x, t)`), so the schemas, their issues and schema/plan.schema.json are those
 // classic zod built.
 
-/** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds. */
+/** A duration string (`500ms`, `5s`, `2m`, `1h`, `30d`) parsed to milliseconds; at most a year and a day. */
 export const Duration = meta(
-  z.pipe(
-    z.string().check(z.regex(new RegExp(DURATION_PATTERN), { message: DURATION_EXPECTED })),
-    z.transform((s: string) => parseDuration(s) ?? NaN),
-  ),
-  { description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m).' },
+  z
+    .pipe(
+      z.string().check(z.regex(new RegExp(DURATION_PATTERN), { message: DURATION_EXPECTED })),
+      z.transform((s: string) => parseDuration(s) ?? NaN),
+    )
+    .check(
+      z.refine((ms: number) => ms <= MAX_DURATION_MS, {
+        message: `a duration of at most ${formatDuration(MAX_DURATION_MS)} (a year and a day)`,
+      }),
+    ),
+  { description: 'Duration: a number followed by ms, s, m, h or d (e.g. 5s, 2m), at most 366d.' },
 );
+
+/**
+ * The longest error-budget window: 90 days. Prometheus and CloudWatch keep that much at the resolutions
+ * an SLO is read at (CloudWatch keeps 1-hour data for 455 days, 5-minute data for 63), and SLO windows are
+ * 7, 28 or 30 days in practice; a longer one is almost always a unit mistake.
+ */
+export const MAX_BUDGET_WINDOW_MS = 90 * 86_400_000;
 
 const Slug = z.string().check(
   z.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
@@ -261,7 +280,14 @@ const CountQuery = z
 
 export const Budget = z.strictObject({
   objective: z.number().check(z.gt(0)).check(z.lt(1)),
-  window: z.prefault(Duration, '30d'),
+  window: z.prefault(
+    Duration.check(
+      z.refine((ms: number) => ms > 0 && ms <= MAX_BUDGET_WINDOW_MS, {
+        message: 'an SLO window longer than 0 and at most 90d',
+      }),
+    ),
+    '30d',
+  ),
   /** Bad events over the window. */
   errors: CountQuery,
   /** All events over the window. */

@@ -16,7 +16,7 @@ import type { Measurement } from '../journal/types.js';
 import type { BudgetFigures } from '../journal/types.js';
 import type { MetricSource, SourceKind } from '../metrics/source.js';
 import { sourceKindOf } from '../metrics/source.js';
-import { formatDuration } from '../plan/duration.js';
+import { formatDuration } from '../journal/format.js';
 import type { Plan } from '../plan/schema.js';
 import type { LedgerReader } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';

@@ -4,8 +4,14 @@
  * journal.
  */
 import type { Journal, Measurement, Verdict } from '../journal/types.js';
-import { formatOffset, formatSeconds, formatValue, offsetSeconds, timeOrigin } from '../journal/format.js';
-import { formatDuration } from '../plan/duration.js';
+import {
+  formatDuration,
+  formatOffset,
+  formatSeconds,
+  formatValue,
+  offsetSeconds,
+  timeOrigin,
+} from '../journal/format.js';
 import { mdCell, mdCode } from '../security/markdown-text.js';
 
 /** Check-run conclusions chaos-gate sets (a subset of GitHub's enum). */

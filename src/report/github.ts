@@ -17,6 +17,7 @@
  * decides what to send and where. The Octokit client (plugins, deadlines, errors) is github-client.ts; the
  * event context (commit, pull request, fork) is github-context.ts.
  */
+import { sleepFor } from '../net/timer.js';
 import type { Journal } from '../journal/types.js';
 import {
   annotationBatches,
@@ -112,7 +113,7 @@ export class GitHubReporter {
   ) {
     this.client = new GitHubClient(ctx, opts);
     this.policy = this.client.policy;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = opts.sleep ?? ((ms) => sleepFor(ms));
   }
 
   /** The check run id once created (saved for the post step). */

@@ -5,9 +5,8 @@
  * arrive as extra sections from the caller.
  */
 import type { Plan } from '../plan/schema.js';
-import { formatDuration } from '../plan/duration.js';
 import { maxActionDurationMs, planRunDurationMs, type Refusal } from '../plan/refusals.js';
-import { formatValue } from '../journal/format.js';
+import { formatDuration, formatValue } from '../journal/format.js';
 import type { PlanReview } from './comment.js';
 
 export interface ReviewInput {

@@ -4,6 +4,7 @@
  * circuit breaker; with the fallback enabled a partition opens the breaker and requests are served
  * degraded but OK, without it errors and latency climb. `/metrics` speaks Prometheus text format.
  */
+import { clampTimerMs } from '../net/timer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** One fault the canary is suffering, keyed by the experiment action that caused it. */
@@ -257,7 +258,7 @@ export class Canary {
     const timer = setTimeout(() => {
       this.record(answer);
       done(answer);
-    }, answer.latencyMs);
+    }, clampTimerMs(answer.latencyMs));
     return () => clearTimeout(timer);
   }
 

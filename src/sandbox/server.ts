@@ -4,6 +4,7 @@
  * stand-in, and SSM Parameter Store (claims and budget reservations). A 50 ms ticker moves the FIS state machine; once a second the canary publishes to
  * CloudWatch and alarms are evaluated.
  */
+import { clampTimerMs } from '../net/timer.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renameSync, writeFileSync } from 'node:fs';
@@ -354,7 +355,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
 
       for (const fault of faults.match(service, operation)) {
         if (fault.kind === 'latency') {
-          await new Promise((r) => setTimeout(r, fault.latencyMs ?? 0));
+          await new Promise((r) => setTimeout(r, clampTimerMs(fault.latencyMs ?? 0)));
           continue;
         }
         entry.fault = `${fault.kind}#${fault.id}`;
@@ -423,7 +424,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
     const t = now();
     canary.publish((d) => cloudwatch.putDatum(d), Math.floor(t / 1000) * 1000 - 1000);
     cloudwatch.evaluate(t);
-  }, publishMs);
+  }, clampTimerMs(publishMs));
 
   if (opts.portFile) {
     const tmp = `${opts.portFile}.${process.pid}.tmp`;

@@ -1,5 +1,6 @@
 /** A clock for the live demo: simulated time runs `speed` times faster than the wall clock. */
 import type { Clock } from '../clock/clock.js';
+import { longTimeout } from '../net/timer.js';
 
 export class ScaledClock implements Clock {
   private readonly realStart = Date.now();
@@ -16,9 +17,9 @@ export class ScaledClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       if (signal?.aborted || ms <= 0) return resolve();
-      const timer = setTimeout(done, ms / this.speed);
+      const timer = longTimeout(done, ms / this.speed);
       function done(): void {
-        clearTimeout(timer);
+        timer.clear();
         signal?.removeEventListener('abort', done);
         resolve();
       }

@@ -1,7 +1,7 @@
 /**
  * A scenario derived from a plan, for the demo: every SLI sits comfortably inside its steady-state bound,
  * moves toward (but stays within) its hypothesis bound while the fault is on, and the expectations are
- * seen a second after injection. `breach` pushes the first abort rule's SLI past its threshold.
+ * seen a second after injection; a plan's error budget is a fifth spent. `breach` pushes the first abort rule's SLI past its threshold.
  */
 import type { Plan, Sli } from '../plan/schema.js';
 import { maxActionDurationMs } from '../plan/refusals.js';
@@ -12,6 +12,8 @@ const STEADY_SHARE = 0.5;
 const FAULT_SHARE = 0.7;
 /** Noise as a share of the room left between the value and its bound. */
 const NOISE_SHARE = 0.1;
+/** The share of its error budget the generated service has spent over the budget window. */
+const BUDGET_SPENT_SHARE = 0.2;
 
 function series(sli: Sli): SeriesSpec {
   const steady = sli.steady ?? sli;
@@ -40,6 +42,23 @@ function series(sli: Sli): SeriesSpec {
   return spec;
 }
 
+/**
+ * What the simulated dry run resolves: for each of the plan's targets, the resources its selection mode
+ * picks (`COUNT(n)` n of them, otherwise one), tagged with its tag filter and the tags the blast radius
+ * requires, so the blast-radius gate judges them as it would the real ones.
+ */
+function targetsFor(plan: Plan): { target: string; arn: string; tags: Record<string, string> }[] {
+  return Object.entries(plan.fis.targets).flatMap(([name, t]) => {
+    const count = Number(/^COUNT\((\d+)\)$/.exec(t.selectionMode)?.[1] ?? 1);
+    const tags = { ...(t.resourceTags ?? {}), ...(plan.blastRadius.requireTags ?? {}) };
+    return Array.from({ length: Math.max(1, count) }, (_, i) => ({
+      target: name,
+      arn: `arn:aws:sim:eu-west-1:111122223333:${t.resourceType.replace(/^aws:/, '').replace(/:/g, '-')}/${name}-${i + 1}`,
+      tags,
+    }));
+  });
+}
+
 /** Builds the demo world for a plan. */
 export function scenarioForPlan(plan: Plan, options: { breach?: boolean; seed?: number } = {}): Scenario {
   const h = plan.hypothesis;
@@ -63,6 +82,16 @@ export function scenarioForPlan(plan: Plan, options: { breach?: boolean; seed?: 
     target.effect.delay = 4000;
   }
   const perSecond = Math.max(100, Math.ceil(((h.minRequests * 1000) / h.interval) * 1.1));
+  // A service well inside its error budget: the window's traffic at this rate, a fifth of the allowed errors.
+  if (plan.budget) {
+    const total = Math.round((perSecond * plan.budget.window) / 1000);
+    metrics['budget.total'] = { baseline: total, noise: 0, gaps: [] };
+    metrics['budget.errors'] = {
+      baseline: Math.floor(total * (1 - plan.budget.objective) * BUDGET_SPENT_SHARE),
+      noise: 0,
+      gaps: [],
+    };
+  }
   return Scenario.parse({
     seed: options.seed ?? 1,
     description: `generated from plan ${plan.id}`,
@@ -82,6 +111,7 @@ export function scenarioForPlan(plan: Plan, options: { breach?: boolean; seed?: 
     ),
     requests: { baseline: perSecond, noise: perSecond * 0.02 },
     injector: {
+      targets: targetsFor(plan),
       actionDuration: `${maxActionDurationMs(plan) || 60_000}ms`,
       initiating: '500ms',
       stopLatency: '1500ms',

@@ -109,11 +109,39 @@ const InjectorBehaviour = z.strictObject({
   ]),
 });
 
+/**
+ * What the gates a run passes before the fault see in the simulated world. The schedule is judged at
+ * `startAt` on the virtual clock; the budget reads the series `budget.errors` and `budget.total` (counts
+ * over the plan's window) from `metrics:` like any other query, so a plan with a budget and a scenario
+ * without those series is `not-run` (the budget cannot be shown to allow the run), never `held`.
+ */
+const Preflight = z.strictObject({
+  /** An incident open at the start: `not-run`, as a run would be. */
+  incidentOpen: z._default(z.boolean(), false),
+  /** The kill switch engaged at the start. */
+  killSwitchEngaged: z._default(z.boolean(), false),
+  /** Bad events earlier chaos runs debited within the budget window (the chaos ledger). */
+  ledgerSpent: z._default(z.number().check(z.gte(0)), 0),
+  /** Candidates per plan target name before selection (the Tagging API's count); default: not known. */
+  candidates: z.optional(z.record(z.string(), z.number().check(z.int()).check(z.gte(0)))),
+});
+
 /** The scenario file. */
 export const Scenario = z.strictObject({
   version: z._default(z.literal(1), 1),
   description: z.optional(z.string()),
   seed: z._default(z.number().check(z.int()), 1),
+  /**
+   * When the simulated run starts (ISO 8601 with an offset, e.g. 2026-03-02T09:30:00Z); the virtual clock
+   * starts here and the schedule's windows are judged at it. Default: now, as a run started now.
+   */
+  startAt: z.optional(
+    z.iso.datetime({
+      offset: true,
+      message: 'an ISO 8601 date-time with an offset, e.g. 2026-03-02T09:30:00Z',
+    }),
+  ),
+  preflight: z.prefault(Preflight, {}),
   /** Series by SLI or expectation name. */
   metrics: z.record(z.string(), Series),
   /** Requests per second; a window's count is rate × window. */

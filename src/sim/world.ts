@@ -15,6 +15,7 @@ import type {
   RunContext,
 } from '../injector/injector.js';
 import type { MetricSource, Query, Reading, SourceKind } from '../metrics/source.js';
+import type { CandidateCounter, IncidentProbe, KillSwitchProbe, LedgerReader } from '../injector/ports.js';
 import { hash32, noiseAt } from './random.js';
 import type { Scenario, SeriesSpec } from './scenario.js';
 
@@ -57,6 +58,36 @@ export class SimWorld {
       scrape: new SimSource('scrape', this),
     };
     if (scenario.signal?.relativeTo === 'start') this.schedule(scenario.signal.at, () => this.raise());
+  }
+
+  /**
+   * What preflight asks the world before the fault, answered from the scenario's `preflight:` section:
+   * the gates `run` passes run in `simulate` too, against these.
+   */
+  get probes(): {
+    incidents: IncidentProbe;
+    killSwitch: KillSwitchProbe;
+    ledger: LedgerReader;
+    candidates: CandidateCounter | undefined;
+  } {
+    const p = this.scenario.preflight;
+    const counts = p.candidates;
+    return {
+      incidents: {
+        open: async () => ({
+          open: p.incidentOpen,
+          detail: p.incidentOpen ? 'the scenario has an incident open' : 'no incident in the scenario',
+        }),
+      },
+      killSwitch: {
+        engaged: async () =>
+          p.killSwitchEngaged
+            ? { engaged: true, reason: 'the scenario engaged the kill switch' }
+            : { engaged: false },
+      },
+      ledger: { spent: async () => p.ledgerSpent },
+      candidates: counts && { candidates: async (name) => counts[name] },
+    };
   }
 
   /** Every call to the injector and the sources, in order. */

@@ -1,7 +1,8 @@
 /**
  * The action's lifecycle as the GitHub runner drives it (./world.ts). A refused run (a forbidden tag, a
- * policy narrower than the plan) on push and on pull_request: exit 2, no AWS change, the refusal annotated
- * on the plan line.
+ * policy narrower than the plan) on push and on pull_request: exit 2, not one AWS request, the refusal
+ * annotated on the plan line. A misconfigured run (a Prometheus SLI, no prometheus-url): `failed`, exit 2,
+ * the reason naming the setting, not one AWS request.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -22,9 +23,6 @@ import {
 useLifecycleSandbox();
 
 describe.sequential('the bundled action refused, under the runner lifecycle (sandbox)', () => {
-  /** Operations that change something in AWS: a refused run must send none of them. */
-  const MUTATING = /^(Create|Update|Delete|Start|Stop|Tag|Untag|Put|Set)/;
-
   const refused = (event: Event, why: 'forbidden-tag' | 'policy') => async () => {
     const c = await newCase(
       `refused-${why}`,
@@ -39,11 +37,9 @@ describe.sequential('the bundled action refused, under the runner lifecycle (san
     expect(out['experiment-id']).toBe('');
     expect(out.reason).toMatch(why === 'forbidden-tag' ? /Environment=production/ : /maxActionDuration/);
 
-    const sent = await awsRequests(c.since);
-    expect(sent.filter((r) => MUTATING.test(r.operation ?? ''))).toEqual([]);
-    // The kill switch is read before the plan is even loaded (src/compose/early.ts): a read, first.
-    expect(sent[0]).toMatchObject({ service: 'cloudwatch', operation: 'DescribeAlarms' });
-    expect(JSON.stringify(sent[0]?.body)).toContain('chaos-gate-kill-switch');
+    // A statically refused plan sends no AWS request at all, not even the kill-switch read (it waits
+    // for the static stage: src/compose/run.ts). Counted from the sandbox's own request log.
+    expect(await awsRequests(c.since)).toEqual([]);
     expect(c.job.savedState()['experiment-id']).toBeUndefined();
 
     const runs = await checkRunsOf(c);
@@ -83,6 +79,31 @@ describe.sequential('the bundled action refused, under the runner lifecycle (san
   it(
     'refused on pull_request (policy input narrower than the plan)',
     refused('pull_request', 'policy'),
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'misconfigured (a Prometheus SLI and no prometheus-url): failed, exit 2, naming the input, no AWS request',
+    async () => {
+      const plan = PLAN.replace(
+        '  slis:\n',
+        '  slis:\n    - name: prom_error_ratio\n      prometheus: sum(rate(http_requests_total{status="503"}[1m]))\n      max: 0.02\n',
+      );
+      expect(plan).toContain('prom_error_ratio');
+      const c = await newCase('misconfigured', 'push', { plan });
+      const main = await c.job.runMain();
+      expect(main.code, logOf(main)).toBe(2);
+      const out = c.job.outputs();
+      expect(out.verdict).toBe('failed');
+      expect(out.reason).toContain('hypothesis.slis[0] (prom_error_ratio) reads Prometheus');
+      expect(out.reason).toContain('the action input prometheus-url');
+      expect(out.reason).toContain('--prometheus-url');
+      expect(await awsRequests(c.since)).toEqual([]);
+      const runs = await checkRunsOf(c);
+      expect(runs[0]).toMatchObject({ status: 'completed', conclusion: 'failure' });
+      const post = await c.job.runPost();
+      expect(post.code, logOf(post)).toBe(0);
+    },
     CASE_TIMEOUT_MS,
   );
 });

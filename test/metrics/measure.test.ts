@@ -140,8 +140,9 @@ describe('chaos-gate measure', () => {
     const { code, out, err } = await run([file, '--json']);
     expect(code).toBe(2);
     expect(out).toBe('');
-    expect(err.split('\n')[0]).toBe(
-      "chaos-gate measure: no Prometheus URL for the plan's PromQL (up); expected --prometheus-url <url> or CHAOS_GATE_PROMETHEUS_URL",
+    // The same check and words as `run` (src/compose/setup.ts): the field, its line, the settings.
+    expect(err.split('\n')[0]).toMatch(
+      /^chaos-gate measure: .*noprom\.yaml:\d+:\d+: hypothesis\.slis\[\d\] \(up\) reads Prometheus, but no Prometheus URL is set; expected the action input prometheus-url, the CLI flag --prometheus-url or the environment variable CHAOS_GATE_PROMETHEUS_URL$/,
     );
   });
 

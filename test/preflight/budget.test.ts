@@ -41,7 +41,7 @@ describe('budgetDecision', () => {
     expect(d.ok).toBe(false);
     if (d.ok) return;
     expect(d.reason).toBe(
-      'the chaos allowance is used: ledger spent 100 ≥ allowance 100 (allowed 1000 bad events over 30d ' +
+      'the chaos allowance is used: ledger spent 100 ≥ allowance 100 (allowed 1000 bad events over 30 d ' +
         '(objective 0.999), service consumed 420, chaos allowance 100, ledger spent 100)',
     );
   });

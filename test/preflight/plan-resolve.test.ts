@@ -42,8 +42,9 @@ async function planResolve(
         AWS_ACCESS_KEY_ID: 'sandbox',
         AWS_SECRET_ACCESS_KEY: 'sandbox',
         AWS_REGION: 'us-east-1',
-        // Budgets read Prometheus; none here, so budget plans show the gate's own "cannot read" decision.
-        CHAOS_GATE_PROMETHEUS_URL: '',
+        // Budgets read Prometheus. With no URL at all `plan --resolve` is a missing setting (exit 2, as
+        // `run`); a URL nobody answers on lets budget plans show the gate's own "cannot read" decision.
+        CHAOS_GATE_PROMETHEUS_URL: 'http://127.0.0.1:9',
       },
     });
     let stdout = '';

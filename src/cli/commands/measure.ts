@@ -3,6 +3,7 @@
  * its status and the request count — how a user checks a plan's queries before any experiment.
  * Exit 0 when every SLI is ok, 1 otherwise, 2 for bad usage or an invalid plan.
  */
+import { sleepFor } from '../../net/timer.js';
 import { resolve } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { REQUESTS_QUERY } from '../../engine/run.js';
@@ -16,9 +17,10 @@ import {
   type MetricSources,
 } from '../../metrics/index.js';
 import type { Query, Reading } from '../../metrics/source.js';
-import { formatIssue, loadPlan, PlanError } from '../../plan/load.js';
+import { formatIssue, loadPlan, PlanError, type LoadedPlan } from '../../plan/load.js';
 import { resolvePlanEnv } from '../../plan/env.js';
 import { registerPlanSecrets } from '../../compose/run.js';
+import { checkSetup, SettingError } from '../../compose/setup.js';
 import type { Plan } from '../../plan/schema.js';
 import { formatDuration } from '../../plan/duration.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
@@ -245,9 +247,9 @@ export const measure: CliCommand = {
     if (file === undefined) throw new UsageError('missing the plan file argument');
     if (extra.length > 0) throw new UsageError(`expected one plan file, got also: ${extra.join(' ')}`);
 
-    let plan: Plan;
+    let loaded: LoadedPlan;
     try {
-      plan = (await loadPlan(resolve(io.cwd, file), file)).plan;
+      loaded = await loadPlan(resolve(io.cwd, file), file);
     } catch (error) {
       if (error instanceof PlanError) {
         for (const issue of error.issues) io.err(formatIssue(issue));
@@ -255,6 +257,7 @@ export const measure: CliCommand = {
       }
       throw error;
     }
+    const plan = loaded.plan;
     let sources: MetricSources;
     try {
       const planEnv = resolvePlanEnv(plan, io.env);
@@ -263,15 +266,11 @@ export const measure: CliCommand = {
         { url: parsed.values['prometheus-url'], headers: parsed.values['prometheus-header'] },
         io.env,
       );
-      // A missing setting is bad usage (exit 2), not a measurement that failed: nothing was measured.
-      const prometheusQueries = [...plan.hypothesis.slis, ...plan.hypothesis.expect, plan.hypothesis.requests]
-        .filter((s) => s?.prometheus !== undefined)
-        .map((s) => (s as { name?: string }).name ?? 'requests');
-      if (prometheus === undefined && prometheusQueries.length > 0) {
-        throw new UsageError(
-          `no Prometheus URL for the plan's PromQL (${prometheusQueries.join(', ')}); expected --prometheus-url <url> or CHAOS_GATE_PROMETHEUS_URL`,
-        );
-      }
+      // A missing setting is bad input (exit 2), not a measurement that failed: nothing was measured.
+      // The same check as `run` (compose/setup.ts), for the parts `measure` reads.
+      checkSetup(loaded, { prometheus: prometheus !== undefined, cloudwatch: true, scrape: true }, [
+        'hypothesis',
+      ]);
       const usesCloudWatch =
         [...plan.hypothesis.slis, ...plan.hypothesis.expect].some((s) => s.cloudwatch) ||
         plan.hypothesis.requests?.cloudwatch !== undefined;
@@ -281,11 +280,12 @@ export const measure: CliCommand = {
         cloudwatch: usesCloudWatch ? new CloudWatchSourceImpl(new CloudWatchClient({})) : undefined,
       });
     } catch (error) {
+      if (error instanceof SettingError) throw error;
       throw new UsageError(errorMessage(error));
     }
     const clock: MeasureClock = {
       now: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      sleep: (ms) => sleepFor(ms),
     };
     const result = await measurePlan(plan, file, sources, clock);
     io.out(parsed.values.json ? JSON.stringify(result, null, 2) : formatMeasure(result));

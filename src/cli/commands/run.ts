@@ -13,6 +13,7 @@ import { DURATION_EXPECTED } from '../../plan/schema.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { cliOutputRoots, confinedOutputPath, parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
+import { isBadInput } from '../../errors/bad-input.js';
 import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
 import { notifySettings, parseNotifyTargets, runLinks } from '../../notify/index.js';
 
@@ -151,6 +152,17 @@ export const run: CliCommand = {
       }
       if (error instanceof PolicyError) {
         io.err(error.message);
+        return 2;
+      }
+      if (isBadInput(error)) {
+        // A setting the run needs is missing or unusable, found before anything was sent: `failed`,
+        // exit 2 (compose/setup.ts), in the same words the action uses.
+        const reason = error.message;
+        if (values.json) {
+          io.out(
+            JSON.stringify({ verdict: 'failed', reason, exitCode: 2, experimentId: null, journal: null }),
+          );
+        } else io.out(`verdict: failed — ${reason}`);
         return 2;
       }
       throw error;

@@ -3,6 +3,7 @@
  * and one idempotent stop — SIGTERM, then SIGKILL after a grace period, by PID, plus their temp directory.
  * A last-resort exit hook kills the child if the demo dies without reaching its cleanup.
  */
+import { longTimeout } from '../../net/timer.js';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
@@ -14,9 +15,9 @@ export function gone(child: ChildProcess): boolean {
 export function exited(child: ChildProcess, ms: number): Promise<boolean> {
   if (gone(child)) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
+    const timer = longTimeout(() => resolve(false), ms);
     child.once('exit', () => {
-      clearTimeout(timer);
+      timer.clear();
       resolve(true);
     });
   });

@@ -3,6 +3,7 @@
  * listening on 127.0.0.1, scraping the sandbox canary every second into a temporary data directory, and
  * ended by its PID. When there is no binary the demo reads the canary's /metrics itself instead.
  */
+import { sleepFor } from '../../net/timer.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -77,7 +78,7 @@ export interface PrometheusProcess {
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number): Promise<void> => sleepFor(ms);
 
 /** True once `query` returns at least one series. */
 async function hasResult(url: string, query: string): Promise<boolean> {

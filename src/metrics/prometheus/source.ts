@@ -16,8 +16,9 @@
  * `time=` within {@link SAMPLE_TIME_TOLERANCE_MS} and advance from one read of a query to the next),
  * and finite. Anything else is a `no-data` reading that says why.
  */
+import { clampTimerMs } from '../../net/timer.js';
 import { systemClock, type Clock } from '../../clock/clock.js';
-import { DEADLINES, isDeadlineError, withDeadline } from '../../net/deadline.js';
+import { DEADLINES, isDeadlineError, tickDeadline, withDeadline } from '../../net/deadline.js';
 import {
   capReason,
   nonFiniteProblem,
@@ -399,7 +400,10 @@ export class PrometheusSource implements MetricSource {
     signal?: AbortSignal,
   ): Promise<Reading[]> {
     // The tick's reads end within its window: a budget may shorten that, never stretch it into the next tick.
-    const deadline = this.now() + Math.min(this.budgetMs ?? windowMs, windowMs);
+    // A long window (a budget's SLO window, 30 days) is what the query measures, not a deadline: the read
+    // as a whole gets at most DEADLINES.prometheusRead.
+    const deadline =
+      this.now() + Math.min(this.budgetMs ?? windowMs, tickDeadline(windowMs, DEADLINES.prometheusRead));
     return Promise.all(queries.map((q) => this.readOne(q, at, windowMs, deadline, signal)));
   }
 
@@ -518,7 +522,7 @@ export class PrometheusSource implements MetricSource {
       body = encoded;
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
+    const timeout = AbortSignal.timeout(clampTimerMs(Math.max(1, timeoutMs)));
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let sendHeaders = headers;
     if (this.sigv4) {

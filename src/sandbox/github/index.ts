@@ -6,6 +6,7 @@
  * On demand (`faults`, or `POST /_sandbox/faults`) it answers secondary rate limits, 5xx or late, so a
  * client's retries can be tested against the same validating stand-in.
  */
+import { clampTimerMs } from '../../net/timer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import { privateUser, type Identity, type Origins } from './entities.js';
@@ -278,7 +279,7 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
 
 /** Waits without keeping the process alive (a test may close the stand-in while an answer is held). */
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, clampTimerMs(ms)).unref());
 }
 
 function makeRoutes(state: GitHubState, tokens: Record<string, TokenSpec>): Record<string, Route> {
