@@ -83,6 +83,8 @@ export interface PhaseCounts {
   /** The first and the worst (furthest on the wrong side) reading outside the bound. */
   first?: ReadingPoint;
   worst?: ReadingPoint;
+  /** The reading furthest toward the wrong side of the bound, in or out of it. */
+  extreme?: ReadingPoint;
   /** The first reading without data, and why. */
   firstNoData?: ReadingPoint & { error: string };
 }
@@ -247,8 +249,16 @@ function countPhase(
   const c: PhaseCounts = { bound, measured: ms.length, within: 0, outside: 0, noData: 0, longestRun: 0 };
   let run = 0;
   let worstBad = -Infinity;
+  let extremeBad = -Infinity;
   for (const m of ms) {
     const v = m.slis[name];
+    if (!blindValue(v) && v && v.value !== null && Number.isFinite(v.value)) {
+      const bad = badness(v.bound ?? bound, v.value);
+      if (bad > extremeBad) {
+        extremeBad = bad;
+        c.extreme = { at: m.at, offsetMs: offsetOf(m.at), value: v.value };
+      }
+    }
     if (blindValue(v)) {
       c.noData++;
       // A measurement without the SLI at all counts, but only a reading says why it had none.

@@ -12,7 +12,9 @@ import {
   timeOrigin,
   type TimeOrigin,
 } from '../journal/format.js';
-import { clockNote } from './common.js';
+import { clockNote, expectationRows, latencyRows } from './common.js';
+import { sliTable } from './check-run.js';
+import { judgementOf } from '../journal/judgement.js';
 
 /** GitHub rejects a step summary over 1 MiB (docs: "Adding a job summary"). */
 export const MAX_SUMMARY_BYTES = 1024 * 1024;
@@ -257,7 +259,7 @@ function timings(j: Journal, origin: TimeOrigin): string[] {
   const rows: [string, number | undefined][] = [
     ['started', t.startedAt],
     ['injected', t.injectedAt],
-    ['first breach', t.firstBreachAt],
+    ['first breach', judgementOf(j).firstBreach?.at],
     ['stop requested', t.stopRequestedAt],
     ['fault ended (FIS terminal)', t.stoppedAt],
     ['recovered', t.recoveredAt],
@@ -265,12 +267,9 @@ function timings(j: Journal, origin: TimeOrigin): string[] {
   ];
   const out = [`| moment | time (UTC) | from ${origin.label} |`, '|---|---|---:|'];
   for (const [label, at] of rows) if (at !== undefined) out.push(`| ${label} | ${iso(at)} | ${rel(at)} |`);
-  if (
-    t.firstBreachAt !== undefined &&
-    t.stopRequestedAt !== undefined &&
-    t.stopRequestedAt >= t.firstBreachAt
-  ) {
-    out.push('', `Breach to stop request: ${formatSeconds(t.stopRequestedAt - t.firstBreachAt)}.`);
+  const latency = latencyRows(j);
+  if (latency.length > 0) {
+    out.push('', '| latency | figure |', '|---|---:|', ...latency.map(([k, v]) => `| ${k} | ${v} |`));
   }
   return out;
 }
@@ -341,21 +340,11 @@ function trace(events: JournalEvent[], origin: TimeOrigin): string[] {
   return [...out, '', '</details>', ''];
 }
 
-function expectations(j: Journal, origin: TimeOrigin): string[] {
-  const list = j.expectations ?? [];
-  if (list.length === 0) return [];
-  const out = [
-    '### Expectations',
-    '',
-    '| expectation | condition | within | first seen |',
-    '|---|---|---:|---:|',
-  ];
-  for (const e of list) {
-    const seen = j.measurements.find((m) => m.phase === 'fault' && m.expect?.[e.name]?.status === 'ok');
-    out.push(
-      `| ${e.name} | ${e.bound} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(origin, seen) + ' s' : 'not seen'} |`,
-    );
-  }
+function expectations(j: Journal): string[] {
+  const rows = expectationRows(j);
+  if (rows.length === 0) return [];
+  const out = ['### Expectations', '', '| expectation | judged |', '|---|---|'];
+  for (const [k, v] of rows) out.push(`| ${escapeCell(k)} | ${escapeCell(v)} |`);
   return [...out, ''];
 }
 
@@ -404,7 +393,18 @@ export function renderSummary(j: Journal): string {
       out.push('<details><summary>Table</summary>', '', ...table(origin, shown), '', '</details>', '');
     }
   }
-  out.push(...expectations(j, origin));
+  const judged = sliTable(j);
+  if (judged) {
+    out.push(
+      '### Judgement',
+      '',
+      'Counts during the fault are against the fault bound from each SLI’s settle time on; recovery readings against the steady bound.',
+      '',
+      judged,
+      '',
+    );
+  }
+  out.push(...expectations(j));
   if (j.abortRules.length > 0) {
     out.push('### Abort rules', '', '| SLI | threshold | for | measurements |', '|---|---|---:|---:|');
     for (const r of j.abortRules) {

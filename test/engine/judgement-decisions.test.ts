@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judge, judgementOf, type JudgeInput, type Tolerance } from '../../src/journal/judgement.js';
-import type { Journal, Measurement, SliValue } from '../../src/journal/types.js';
+import type { Journal, JournalEvent, Measurement, SliValue } from '../../src/journal/types.js';
 import { PlanError, parsePlan } from '../../src/plan/load.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +25,8 @@ const none = (): SliValue => ({
   error: 'empty',
 });
 
+type Run = JudgeInput & { events: JournalEvent[]; measurements: Measurement[] };
+
 /**
  * A run with fault ticks at +1..+n s (p95 0.12 unless `values` says otherwise: a number is a reading in
  * bound when ≤ 0.18, `null` no data), the action seen running, recovery measured.
@@ -32,7 +34,7 @@ const none = (): SliValue => ({
 function runOf(
   values: Record<number, number | null>,
   options: { n?: number; settleMs?: number; tolerance?: Tolerance } = {},
-): JudgeInput {
+): Run {
   const n = options.n ?? 20;
   const measurements: Measurement[] = [];
   for (let s = 1; s <= n; s++) {
@@ -181,7 +183,7 @@ describe('tolerance: how many readings outside the bound are forgiven', () => {
 });
 
 describe("FIS's per-action states", () => {
-  const withActions = (input: JudgeInput, last: Record<string, string>, first?: Record<string, string>) => {
+  const withActions = (input: Run, last: Record<string, string>, first?: Record<string, string>) => {
     const [running, completed] = input.events;
     if (first) running!.data = { ...running!.data, actions: first };
     completed!.data = { ...completed!.data, actions: last };

@@ -13,7 +13,7 @@ import { DURATION_EXPECTED } from '../../plan/schema.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
+import { COLOR, PLAIN, judgementLines, progressPrinter, useColor } from '../../report/progress.js';
 
 /**
  * Fault lines of a long run: one per measurement for the first minute after the injection, then one
@@ -119,6 +119,8 @@ export const run: CliCommand = {
         onExperimentId: (id) => io.err(`chaos-gate: experiment ${id} started`),
         log: (line) => io.err(`chaos-gate: ${line}`),
       });
+      // The recap on stderr with the progress: the journal's judgement, as every report states it.
+      for (const line of judgementLines(result.journal)) io.err(line);
       if (values.json) {
         io.out(
           JSON.stringify({
