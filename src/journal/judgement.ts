@@ -222,8 +222,10 @@ export function allowedOutside(tolerance: Tolerance, judged: number): number {
   return limits.length === 0 ? 0 : Math.min(...limits);
 }
 
-/** `2 (at most 2 readings, 5 % of 58, 1 in a row)`: the declared tolerance in words. */
+/** `at most 2, at most 5 %, at most 1 in a row`, or `strict`: the declared tolerance in words. */
 export function toleranceText(t: Tolerance): string {
+  // `outside: 0` (or a share of 0) says in so many words what the default is.
+  if ((t.outside ?? 0) === 0 && (t.share ?? 0) === 0 && t.consecutive === undefined) return 'strict';
   const parts: string[] = [];
   if (t.outside !== undefined) parts.push(`at most ${t.outside}`);
   if (t.share !== undefined) parts.push(`at most ${formatValue(t.share * 100)} %`);

@@ -231,7 +231,7 @@ describe('every renderer states the one judgement', () => {
         ? `${formatValue(f.first.value)} at ${formatOffset(f.first.offsetMs / 1000)}`
         : undefined;
       const tolerated =
-        s.tolerance.outside === undefined && s.tolerance.share === undefined
+        !s.tolerance.outside && !s.tolerance.share && s.tolerance.consecutive === undefined
           ? 'none (strict)'
           : s.held
             ? `${s.tolerated} (`
