@@ -20,6 +20,7 @@ import {
   fisConsoleUrl,
   isoTime,
   keyValueTable,
+  isSettling,
   measurementCell,
   SLI_COLUMNS,
   sliCells,
@@ -388,7 +389,7 @@ function renderText(journal: Journal): string {
         `|---|---|---|${names.map(() => '---|').join('')}`,
         ...journal.measurements.map(
           (m) =>
-            `| ${when(journal, m.at)} | ${m.phase} | ${m.requests ?? 'n/a'} | ${names.map((n) => measurementCell(m, n)).join(' | ')} |`,
+            `| ${when(journal, m.at)} | ${m.phase} | ${m.requests ?? 'n/a'} | ${names.map((n) => measurementCell(m, n, isSettling(journal, m, n))).join(' | ')} |`,
         ),
       ].join('\n'),
     );

@@ -312,15 +312,23 @@ export function timingRows(journal: Journal): [string, string][] {
   return rows;
 }
 
+/** True when a fault measurement of `sli` came before its settle time: shown, not judged. */
+export function isSettling(journal: Journal, m: Measurement, sli: string): boolean {
+  const injectedAt = journal.timings.injectedAt;
+  const settleMs = journal.slis.find((s) => s.name === sli)?.settleMs ?? 0;
+  return m.phase === 'fault' && injectedAt !== undefined && m.at - injectedAt < settleMs;
+}
+
 /** The formatted value of one SLI in one measurement, with a marker for its status. */
-export function measurementCell(m: Measurement, sli: string): string {
+export function measurementCell(m: Measurement, sli: string, settling = false): string {
   const v = m.slis[sli];
   if (!v) return '';
   switch (v.status) {
     case 'ok':
       return formatValue(v.value);
     case 'breach':
-      return `**${formatValue(v.value)}** ⚠`;
+      // Outside the fault bound while settling: shown, not judged.
+      return settling ? `${formatValue(v.value)} (settling)` : `**${formatValue(v.value)}** ⚠`;
     case 'no-data':
       return 'no data';
     case 'error':

@@ -12,7 +12,7 @@ import {
   timeOrigin,
   type TimeOrigin,
 } from '../journal/format.js';
-import { clockNote, expectationRows, latencyRows } from './common.js';
+import { clockNote, expectationRows, isSettling, latencyRows } from './common.js';
 import { sliTable } from './check-run.js';
 import { judgementOf } from '../journal/judgement.js';
 
@@ -240,10 +240,12 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
   ];
 }
 
-function table(origin: TimeOrigin, points: Point[]): string[] {
+function table(j: Journal, sli: string, origin: TimeOrigin, points: Point[]): string[] {
+  const status = (p: Point): string =>
+    p.v.status === 'breach' && isSettling(j, p.m, sli) ? 'breach (settling, not judged)' : p.v.status;
   const rows = points.map(
     (p) =>
-      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${escapeCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
+      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${status(p)} | ${escapeCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
   );
   return ['| t (s) | phase | value | status | bound | requests |', '|---:|---|---:|---|---|---:|', ...rows];
 }
@@ -390,7 +392,14 @@ export function renderSummary(j: Journal): string {
         '',
       );
       out.push(...chart(j, origin, sli.name, points), '');
-      out.push('<details><summary>Table</summary>', '', ...table(origin, shown), '', '</details>', '');
+      out.push(
+        '<details><summary>Table</summary>',
+        '',
+        ...table(j, sli.name, origin, shown),
+        '',
+        '</details>',
+        '',
+      );
     }
   }
   const judged = sliTable(j);

@@ -279,6 +279,16 @@ describe('every renderer states the one judgement', () => {
   });
 });
 
+describe('settling readings in the per-measurement tables', () => {
+  it('marks a reading outside the fault bound before the settle time as settling, not as a breach', () => {
+    const journal = SEEDS.map((s) => generate(s).journal).find((j) =>
+      j.judgement!.slis.some((s) => (s.settling?.outside ?? 0) > 0),
+    )!;
+    expect(renderSummary(journal)).toContain('breach (settling, not judged)');
+    expect(checkRunPayload(journal, { headSha: 'a'.repeat(40) }).output.text).toContain('(settling)');
+  });
+});
+
 describe('the committed held, deviated and aborted journals (written before judgements existed)', () => {
   it.each(['held', 'deviated', 'aborted'])(
     '%s: every report states the judgement computed on read',
