@@ -1,5 +1,6 @@
 /** The action's outputs (SPEC §8), derived from the journal. */
 import type { Journal } from '../journal/types.js';
+import { judgementOf } from '../journal/judgement.js';
 
 /** Output name → value, as `core.setOutput` takes them. Empty string when a figure does not apply. */
 export interface ActionOutputs {
@@ -14,15 +15,10 @@ export interface ActionOutputs {
 
 /**
  * Milliseconds from the measurement that completed an abort rule to the StopExperiment request (the
- * tripwire reaction of SPEC §12); undefined when no rule tripped.
+ * tripwire reaction): the judgement's `tripToStopRequestMs`; undefined when no rule tripped.
  */
 export function abortLatencyMs(journal: Journal): number | undefined {
-  const stopAt = journal.timings.stopRequestedAt;
-  const abort = journal.events.find((e) => e.type === 'abort' && e.data?.cause === 'rule');
-  if (stopAt === undefined || !abort) return undefined;
-  let completing: number | undefined;
-  for (const m of journal.measurements) if (m.at <= abort.at) completing = m.at;
-  return completing === undefined ? undefined : Math.max(0, stopAt - completing);
+  return judgementOf(journal).latency.tripToStopRequestMs;
 }
 
 /** Chaos allowance left after this run, in bad events; undefined without a budget. */

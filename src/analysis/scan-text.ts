@@ -84,5 +84,30 @@ export function formatScanText(report: ScanReport): string {
       `measured blast radius: ${percent(b.measuredShare)} of ${b.faultWindowRequests} fault-window requests tagged (${b.tagged})${planned}`,
     );
   }
+  if (report.suggestion) out.push('', ...suggestionText(report.suggestion));
   return out.join('\n');
+}
+
+/** The hypothesis `scan` suggests from a held run's noise, as plan fields to paste. */
+function suggestionText(s: NonNullable<ScanReport['suggestion']>): string[] {
+  if (s.slis === null) return [`suggested hypothesis: none — ${s.why ?? 'not a held run'}`];
+  const out = [
+    'suggested hypothesis (from this one held run; confirm over several before tightening a gate):',
+    '',
+    table(
+      ['SLI', 'bound', 'suggested bound', 'settle', 'outside after settle', 'longest run', 'tolerance'],
+      s.slis.map((x) => [
+        x.sli,
+        x.bound,
+        x.suggestedBound ?? 'n/a',
+        `${x.settleMs / 1000}s`,
+        `${x.outside} of ${x.measured}`,
+        String(x.longestRun),
+        x.outside === 0
+          ? 'strict'
+          : `{ outside: ${x.outside}${x.longestRun < x.outside ? `, consecutive: ${x.longestRun}` : ''} }`,
+      ]),
+    ),
+  ];
+  return out;
 }

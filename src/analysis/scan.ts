@@ -5,6 +5,7 @@
  * under a second (bench/scan.ts measures it).
  */
 import type { Journal, Measurement } from '../journal/types.js';
+import { formatValue } from '../journal/format.js';
 
 /** One record of a request log: a request, whether the fault could reach it, and how it was served. */
 export interface RequestRecord {
@@ -97,6 +98,8 @@ export interface ScanContext {
 export interface ScanReport {
   result: ScanResult;
   context: ScanContext;
+  /** For a journal: settle, tolerance and bound per SLI from the run's noise (`suggestHypothesis`). */
+  suggestion?: HypothesisSuggestion;
 }
 
 export interface ScanOptions {
@@ -399,6 +402,7 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
   };
   return {
     result,
+    suggestion: suggestHypothesis(journal),
     context: {
       source: 'journal',
       window: windowLabel,
@@ -506,4 +510,115 @@ function ratioShare(m: Measurement, sli: string, bound: string | undefined): num
   throw new ScanError(
     `--sli ${sli}: bound "${b}" is neither a minimum (>=) nor a maximum (<=), so it is not a ratio`,
   );
+}
+
+/** What `scan` suggests for one SLI's hypothesis, from a held run's measured noise. */
+export interface SliSuggestion {
+  sli: string;
+  /** The bound as the run applied it. */
+  bound: string;
+  /**
+   * The bound that holds the run's own fault readings (after settle): the worst of them plus a margin
+   * of 10 % of how far the fault moved it from the steady state's median, rounded outward at that
+   * margin's first digit; null for a range bound or without readings.
+   */
+  suggestedBound: string | null;
+  /**
+   * How long after the injection the first stretch of readings outside the bound lasted, rounded up to
+   * whole intervals: the settle time that stretch implies (0 when the first reading was already within).
+   */
+  settleMs: number;
+  /** Readings outside the bound after that settle time, and the longest run of them. */
+  outside: number;
+  longestRun: number;
+  /** Of how many judged readings. */
+  measured: number;
+}
+
+export interface HypothesisSuggestion {
+  /** Null when the run did not hold: a failing run's readings are not noise to calibrate on. */
+  slis: SliSuggestion[] | null;
+  why?: string;
+}
+
+/** `value` rounded outward (up for a maximum) to the decimal place of `margin`'s first digit. */
+function roundOutward(value: number, margin: number, up: boolean): number {
+  const step = 10 ** Math.floor(Math.log10(margin));
+  const n = value / step;
+  const digits = Math.max(0, -Math.floor(Math.log10(step)));
+  return Number(((up ? Math.ceil(n - 1e-9) : Math.floor(n + 1e-9)) * step).toFixed(digits));
+}
+
+function median(xs: number[]): number | undefined {
+  if (xs.length === 0) return undefined;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Suggests settle, tolerance and bound per SLI from a held run's journal: the settle time its first
+ * readings needed, how many readings after that lay outside (the tolerance the run used, or would have
+ * needed), and a bound with a 10 % margin over the worst reading. A suggestion from one run is a start,
+ * not a calibration: `scan` says so, and several held runs are the better baseline.
+ */
+export function suggestHypothesis(journal: Journal): HypothesisSuggestion {
+  if (journal.verdict !== 'held') {
+    return {
+      slis: null,
+      why: `the run was ${journal.verdict ?? 'unfinished'}, not held: its readings show the fault's damage, not the noise to tolerate`,
+    };
+  }
+  const injectedAt = journal.timings.injectedAt;
+  if (injectedAt === undefined) return { slis: null, why: 'nothing was injected' };
+  const interval = journal.intervalMs;
+  const fault = journal.measurements.filter((m) => m.phase === 'fault');
+  const out: SliSuggestion[] = [];
+  for (const s of journal.slis.filter((x) => x.during)) {
+    const readings = fault
+      .map((m) => ({ at: m.at, v: m.slis[s.name] }))
+      .filter((r) => r.v && r.v.value !== null && (r.v.status === 'ok' || r.v.status === 'breach'));
+    // The first stretch outside the bound, from the injection on.
+    let settleMs = 0;
+    for (const r of readings) {
+      if (r.v?.status !== 'breach') break;
+      settleMs = Math.ceil((r.at - injectedAt + 1) / interval) * interval;
+    }
+    settleMs = Math.max(settleMs, s.settleMs ?? 0);
+    const judged = readings.filter((r) => r.at - injectedAt >= settleMs);
+    let outside = 0;
+    let run = 0;
+    let longestRun = 0;
+    for (const r of judged) {
+      if (r.v?.status === 'breach') {
+        outside++;
+        run++;
+        longestRun = Math.max(longestRun, run);
+      } else run = 0;
+    }
+    const values = judged.map((r) => r.v?.value ?? 0);
+    const steady = median(
+      journal.measurements
+        .filter((m) => m.phase === 'steady' && m.slis[s.name]?.status === 'ok')
+        .map((m) => m.slis[s.name]?.value ?? 0),
+    );
+    let suggestedBound: string | null = null;
+    const up = s.bound.startsWith('<=');
+    if (values.length > 0 && (up || s.bound.startsWith('>='))) {
+      const worst = up ? Math.max(...values) : Math.min(...values);
+      const moved = Math.abs(worst - (steady ?? 0));
+      const margin = Math.max(moved * 0.1, Math.abs(worst) * 1e-6, 1e-12);
+      const bound = roundOutward(up ? worst + margin : worst - margin, margin, up);
+      suggestedBound = `${up ? '<=' : '>='} ${formatValue(bound)}`;
+    }
+    out.push({
+      sli: s.name,
+      bound: s.bound,
+      suggestedBound,
+      settleMs,
+      outside,
+      longestRun,
+      measured: judged.length,
+    });
+  }
+  return { slis: out };
 }

@@ -20,12 +20,26 @@ export function journalHeader(deps: RunDeps, startedAt: number): JournalHeader {
     title: plan.title,
     service: plan.service,
     environment: plan.environment,
-    slis: h.slis.map((s) => ({
-      name: s.name,
-      bound: boundText(sliBound(s)),
-      steadyBound: boundText(s.steady ?? sliBound(s)),
-      during: s.during,
-    })),
+    slis: h.slis.map((s) => {
+      const sli: JournalHeader['slis'][number] = {
+        name: s.name,
+        bound: boundText(sliBound(s)),
+        steadyBound: boundText(s.steady ?? sliBound(s)),
+        during: s.during,
+      };
+      // The hypothesis as applied: an SLI's own settle and tolerance win over the hypothesis'.
+      const settleMs = s.settle ?? h.settle;
+      const tolerance = s.tolerance ?? h.tolerance;
+      if (settleMs !== undefined) sli.settleMs = settleMs;
+      if (tolerance !== undefined) {
+        const t: NonNullable<typeof sli.tolerance> = {};
+        if (tolerance.outside !== undefined) t.outside = tolerance.outside;
+        if (tolerance.share !== undefined) t.share = tolerance.share;
+        if (tolerance.consecutive !== undefined) t.consecutive = tolerance.consecutive;
+        sli.tolerance = t;
+      }
+      return sli;
+    }),
     abortRules: plan.abort.rules.map((r) => ({
       sli: r.sli,
       op: r.above !== undefined ? ('above' as const) : ('below' as const),

@@ -34,7 +34,7 @@ import {
 } from '../journal/types.js';
 import type { JournalWriter } from '../journal/writer.js';
 import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
-import { assess } from './assess.js';
+import { judgeRun } from './assess.js';
 import { CALL_DEADLINES, within } from './deadline.js';
 import { errorMessage, refusalOf, step } from './errors.js';
 import { journalHeader } from './header.js';
@@ -238,18 +238,21 @@ class GateRun implements RunShared {
     settle = true,
   ): Promise<{ verdict: Verdict; reason: string; exitCode: number; final: Journal }> {
     const journal = this.deps.journal.snapshot();
-    const { verdict, reason } = assess({
-      slis: this.plan.hypothesis.slis.map((s) => ({ name: s.name, during: s.during })),
-      expectations: this.plan.hypothesis.expect.map((e) => ({ name: e.name, withinMs: e.within })),
+    // One judgement: the verdict and every number a report shows, from the header's hypothesis as applied.
+    const judgement = judgeRun({
+      slis: journal.slis,
+      expectations: journal.expectations ?? [],
       measurements: journal.measurements,
       events: journal.events,
       timings: this.timings,
+      startedAt: journal.startedAt,
     });
+    const { verdict, reason } = judgement;
     const exitCode = EXIT_CODES[verdict];
     if (settle) await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
-    const final = await this.deps.journal.finish({ verdict, reason, exitCode });
+    const final = await this.deps.journal.finish({ verdict, reason, exitCode, judgement });
     return { verdict, reason, exitCode, final };
   }
 

@@ -17,10 +17,14 @@ export function formatValue(value: number | null | undefined): string {
   return String(Number(value.toPrecision(SIGNIFICANT_DIGITS)));
 }
 
-/** Formats seconds relative to the injection: `+34.0 s`, `-5.0 s`. */
+/**
+ * Formats seconds relative to the injection: `+34.0 s`, `-5.0 s`. The sign is that of the rounded value,
+ * so -0.04 s prints `+0.0 s` (never `-0.0 s`) and every report prints a given instant the same way.
+ */
 export function formatOffset(seconds: number): string {
-  const sign = seconds < 0 ? '-' : '+';
-  return `${sign}${Math.abs(seconds).toFixed(1)} s`;
+  const text = Math.abs(seconds).toFixed(1);
+  const sign = seconds < 0 && Number(text) !== 0 ? '-' : '+';
+  return `${sign}${text} s`;
 }
 
 /** Units of a human duration, largest first. */

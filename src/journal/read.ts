@@ -2,6 +2,7 @@
 import { FileReadError, readFileBoundedSync } from '../files/read.js';
 import { applyRecord, type JournalRecord } from './writer.js';
 import type { Journal } from './types.js';
+import { judge, judgeInputOf } from './judgement.js';
 
 /** An unreadable journal: names the file and, for NDJSON, the line. */
 export class JournalError extends Error {
@@ -22,7 +23,7 @@ export function parseJournal(text: string, source = 'journal'): Journal {
   if (text.trim() === '') throw new JournalError(`${source}: empty journal`);
   try {
     const whole: unknown = JSON.parse(text);
-    if (isFinalForm(whole)) return whole;
+    if (isFinalForm(whole)) return withJudgement(whole);
   } catch {
     // Not a single JSON document: an NDJSON prefix.
   }
@@ -53,7 +54,7 @@ export function parseJournal(text: string, source = 'journal'): Journal {
     journal = applyRecord(journal, record);
   }
   if (!journal) throw new JournalError(`${source}: no journal header`);
-  return journal;
+  return withJudgement(journal);
 }
 
 /**
@@ -72,4 +73,18 @@ export function readJournal(path: string): Journal {
     throw new JournalError(`${path}: cannot read the journal: ${error.reason}; expected ${error.expected}`);
   }
   return parseJournal(text, path);
+}
+
+/**
+ * A finished journal written before the engine stored its judgement gets one on read, computed once by
+ * the engine's own function; its verdict and reason stay those the run decided.
+ */
+function withJudgement(journal: Journal): Journal {
+  if (journal.judgement || !journal.complete || journal.verdict === null || journal.reason === null)
+    return journal;
+  const judgement = judge(judgeInputOf(journal));
+  judgement.verdict = journal.verdict;
+  judgement.reason = journal.reason;
+  journal.judgement = judgement;
+  return journal;
 }

@@ -2,6 +2,7 @@
  * The journal is the single record of a run: every measurement and event behind the verdict.
  * Renderers are pure functions of it.
  */
+import type { Judgement, Tolerance } from './judgement.js';
 export const VERDICTS = [
   'held',
   'deviated',
@@ -125,8 +126,18 @@ export interface JournalHeader {
   title: string;
   service: string;
   environment: string;
-  /** The SLI bounds and abort rules as written, for renderers. */
-  slis: { name: string; bound: string; steadyBound: string; during: boolean }[];
+  /**
+   * The SLI bounds and abort rules as written, for renderers. `settleMs` and `tolerance` are the
+   * hypothesis as applied to each SLI (absent in older journals: strict).
+   */
+  slis: {
+    name: string;
+    bound: string;
+    steadyBound: string;
+    during: boolean;
+    settleMs?: number;
+    tolerance?: Tolerance;
+  }[];
   abortRules: { sli: string; op: 'above' | 'below'; threshold: number; forMs: number; count: number }[];
   intervalMs: number;
   startedAt: number;
@@ -155,6 +166,11 @@ export interface Journal extends JournalHeader {
   events: JournalEvent[];
   timings: Timings;
   budget?: BudgetFigures;
+  /**
+   * The verdict's evidence, computed once by the engine and written with the final record. Absent in
+   * journals written before it existed and in crashed prefixes: read them through `judgementOf`.
+   */
+  judgement?: Judgement;
   /** True when the final record was written; false for a prefix recovered after a crash. */
   complete: boolean;
 }

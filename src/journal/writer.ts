@@ -14,6 +14,7 @@ import { openOutput, writeAll, writeOutput, type WriteOptions } from '../files/w
 import { errorMessage } from '../errors/message.js';
 import { redactDeep } from '../security/redact.js';
 import type { Journal, JournalEvent, JournalHeader, Measurement, Verdict } from './types.js';
+import type { Judgement } from './judgement.js';
 
 /** Fields learned while the run goes (experiment id, targets, timings, budget). */
 export type JournalPatch = Partial<
@@ -25,6 +26,8 @@ export interface JournalFinal {
   verdict: Verdict;
   reason: string;
   exitCode: number;
+  /** The evidence behind the verdict, computed once by the engine (src/journal/judgement.ts). */
+  judgement?: Judgement;
 }
 
 /** One NDJSON line of an in-progress journal. */
@@ -90,6 +93,7 @@ export function applyRecord(journal: Journal | undefined, record: JournalRecord)
       journal.verdict = record.verdict;
       journal.reason = record.reason;
       journal.exitCode = record.exitCode;
+      if (record.judgement) journal.judgement = record.judgement;
       journal.complete = true;
       break;
   }

@@ -165,6 +165,39 @@ function exactlyOneBound(b: { max?: unknown; min?: unknown; between?: unknown })
 const identifier = () =>
   z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'an identifier (letters, digits, _)' }));
 
+/**
+ * How many fault readings outside the bound the hypothesis forgives (after `settle`). Strict (no
+ * tolerance) when absent. `outside` and `share` both limit the count (the smaller wins); `consecutive`
+ * limits how many of those may come in a row.
+ */
+export const Tolerance = z
+  .strictObject({
+    outside: describe(
+      z.optional(z.number().check(z.int()).check(z.gte(0))),
+      'At most this many measurements during the fault (after settle) outside the bound.',
+    ),
+    share: describe(
+      z.optional(z.number().check(z.gte(0)).check(z.lt(1))),
+      'At most this share (0 to below 1) of the measurements during the fault outside the bound, rounded down.',
+    ),
+    consecutive: describe(
+      z.optional(z.number().check(z.int()).check(z.gte(1))),
+      'Never more than this many measurements outside the bound in a row.',
+    ),
+  })
+  .check(
+    z.refine((t) => t.outside !== undefined || t.share !== undefined, {
+      message:
+        'outside or share: how many measurements may lie outside (consecutive only limits runs of them)',
+    }),
+  );
+
+/** How long after the injection the fault bound starts to apply. */
+const Settle = describe(
+  Duration,
+  'Readings taken less than this long after the injection are settling: shown, not held to the fault bound (abort rules still apply). Default 0s.',
+);
+
 export const Sli = z
   .strictObject({
     name: identifier(),
@@ -178,6 +211,10 @@ export const Sli = z
       z._default(z.boolean(), true),
       'false: a steady-state check only, not evaluated while the fault is on.',
     ),
+    /** Overrides `hypothesis.settle` for this SLI. */
+    settle: z.optional(Settle),
+    /** Overrides `hypothesis.tolerance` for this SLI. */
+    tolerance: z.optional(Tolerance),
   })
   .check(z.refine(exactlyOneSource, { message: 'exactly one source: prometheus, cloudwatch or scrape' }))
   .check(z.refine(exactlyOneBound, { message: 'exactly one bound: max, min or between' }));
@@ -345,6 +382,11 @@ export const Hypothesis = z.strictObject({
     z.array(Sli).check(z.minLength(1, { message: 'at least one SLI' })),
     'What must stay within bounds.',
   ),
+  settle: z.optional(Settle),
+  tolerance: describe(
+    z.optional(Tolerance),
+    'How many measurements during the fault (after settle) may lie outside the bound; strict when absent.',
+  ),
   expect: describe(
     z._default(z.array(Expectation), []),
     'Positive observations (e.g. breaker opened) that must be seen while the fault is on.',
@@ -487,6 +529,7 @@ export type AbortRule = z.output<typeof AbortRule>;
 export type CloudWatchSource = z.output<typeof CloudWatchSource>;
 export type ScrapeSource = z.output<typeof ScrapeSource>;
 export type Bound = z.output<typeof Bound>;
+export type Tolerance = z.output<typeof Tolerance>;
 export type { FisStopCondition, FisTargetAccount } from './fis.js';
 export type Failover = z.output<typeof Failover>;
 export type EnvDeclaration = z.output<typeof EnvDeclaration>;

@@ -8,6 +8,7 @@ import type { Journal, JournalEvent } from '../journal/types.js';
 import { redactDeep } from '../security/redact.js';
 import { mdCell, mdText } from '../security/markdown-text.js';
 import { formatValue } from '../journal/format.js';
+import { judgementOf } from '../journal/judgement.js';
 import {
   breachEpisodes,
   cell,
@@ -16,12 +17,16 @@ import {
   code,
   conclusionFor,
   DEFAULT_CONCLUSIONS,
+  expectationRows,
   fisConsoleUrl,
   isoTime,
   keyValueMarkdown,
   keyValueTable,
+  isSettling,
   measurementCell,
-  sliStats,
+  SLI_COLUMNS,
+  sliCells,
+  sliRows,
   timingRows,
   budgetRows,
   verdictLabel,
@@ -206,8 +211,13 @@ export function checkRunAnnotations(
       add('abort.blindAfter', 'warning', 'blind: measurements failed', e.message);
   }
 
+  const rows = sliRows(journal);
   for (const ep of breachEpisodes(journal)) {
     const i = journal.slis.findIndex((s) => s.name === ep.sli);
+    const row = rows.find((r) => r.name === ep.sli);
+    const judged = row
+      ? ` In all, ${row.outside} measurements during the fault outside, tolerated ${row.tolerated}.`
+      : '';
     const key = ep.bound.startsWith('<=') ? 'max' : ep.bound.startsWith('>=') ? 'min' : 'between';
     const span =
       ep.count === 1
@@ -217,37 +227,36 @@ export function checkRunAnnotations(
       i >= 0 ? `hypothesis.slis[${i}].${key}` : undefined,
       'failure',
       `${ep.sli} outside ${ep.bound}`,
-      `${ep.sli} broke its bound ${ep.bound} ${span}: ${ep.count} measurement${ep.count === 1 ? '' : 's'}, worst ${formatValue(ep.worst)}.`,
+      `${ep.sli} broke its bound ${ep.bound} ${span}: ${ep.count} measurement${ep.count === 1 ? '' : 's'}, worst ${formatValue(ep.worst)}.${judged}`,
     );
   }
 
   if (journal.timings.injectedAt !== undefined && journal.verdict !== 'held') {
-    const seen = new Set(
-      journal.events
-        .filter((e) => e.type === 'expectation-observed')
-        .map((e) => String(e.data?.expectation ?? '')),
-    );
+    const judged = judgementOf(journal).expectations;
     (journal.expectations ?? []).forEach((x, i) => {
-      if (!seen.has(x.name)) {
+      const e = judged.find((j) => j.name === x.name);
+      if (e && e.status !== 'met') {
+        const [, what] =
+          expectationRows(journal).find(([k]) => k.startsWith(`${x.name} `) || k === x.name) ?? [];
         add(
           `hypothesis.expect[${i}]`,
           'failure',
-          `expectation not observed: ${x.name}`,
-          `${x.name} ${x.bound} was not observed within ${x.withinMs / 1000} s of the injection.`,
+          `expectation not met: ${x.name}`,
+          `${x.name} ${x.bound}: ${what ?? e.status}.`,
         );
       }
     });
   }
 
-  for (const s of sliStats(journal)) {
-    const gaps = s.noData + s.errors;
-    if (!gaps) continue;
-    const i = journal.slis.findIndex((x) => x.name === s.name);
+  for (const r of rows) {
+    const c = r.counts;
+    if (!c || c.noData === 0) continue;
+    const i = journal.slis.findIndex((x) => x.name === r.name);
     add(
       `hypothesis.slis[${i}]`,
       'warning',
-      `${s.name}: measurements missing`,
-      `${s.name} had no usable value in ${gaps} of ${s.measured} measurements (${s.noData} no data, ${s.errors} errors).`,
+      `${r.name}: measurements missing`,
+      `${r.name} had no data in ${c.noData} of ${c.measured} measurements${r.sli.fault ? ' during the fault' : ''}.`,
     );
   }
   return out;
@@ -295,6 +304,9 @@ export function factsTable(journal: Journal): string {
     rows.push(['targets', `${targets.length}: ${targets.map((t) => code(t.arn)).join(', ')}`]);
   const timings = timingRows(journal);
   rows.push(...timings.map(([k, v]): [string, string] => [mdCell(k), mdCell(v)]));
+  rows.push(
+    ...expectationRows(journal).map(([k, v]): [string, string] => [mdCell(`expectation ${k}`), mdCell(v)]),
+  );
   rows.push([
     'run',
     `${mdCell(journal.runId)}${journal.attempt ? ` (attempt ${journal.attempt})` : ''}, started ${isoTime(journal.startedAt)}`,
@@ -303,18 +315,14 @@ export function factsTable(journal: Journal): string {
   return timings.length ? `${keyValueMarkdown(rows)}\n\n${clockNote(journal)}` : keyValueMarkdown(rows);
 }
 
-/** The per-SLI table over the fault window. */
+/** The per-SLI judgement table (src/report/common.ts `sliRows`): the same cells in every report. */
 export function sliTable(journal: Journal): string {
-  const stats = sliStats(journal);
-  if (!stats.length) return '';
-  const rows = stats.map(
-    (s) =>
-      `| ${cell(s.name)}${s.during ? '' : ' (steady only)'} | ${cell(s.bound)} | ${formatValue(s.worst)} | ${s.breaches} | ${s.noData + s.errors} | ${s.measured} |`,
-  );
+  const rows = sliRows(journal);
+  if (!rows.length) return '';
   return [
-    '| SLI | bound | worst | breaches | missing | measured |',
-    '|---|---|---|---|---|---|',
-    ...rows,
+    `| ${SLI_COLUMNS.join(' | ')} |`,
+    `|${SLI_COLUMNS.map(() => '---|').join('')}`,
+    ...rows.map((r) => `| ${sliCells(r).map(cell).join(' | ')} |`),
   ].join('\n');
 }
 
@@ -328,7 +336,7 @@ function renderSummary(
   const slis = sliTable(journal);
   if (slis)
     parts.push(
-      `### SLIs ${journal.timings.injectedAt === undefined ? '(all measurements)' : 'while the fault was on'}`,
+      `### SLIs ${journal.timings.injectedAt === undefined ? 'in the steady state' : 'while the fault was on'}`,
       slis,
     );
   const budget = budgetRows(journal);
@@ -388,7 +396,7 @@ function renderText(journal: Journal): string {
         `|---|---|---|${names.map(() => '---|').join('')}`,
         ...journal.measurements.map(
           (m) =>
-            `| ${when(journal, m.at)} | ${m.phase} | ${m.requests ?? 'n/a'} | ${names.map((n) => measurementCell(m, n)).join(' | ')} |`,
+            `| ${when(journal, m.at)} | ${m.phase} | ${m.requests ?? 'n/a'} | ${names.map((n) => measurementCell(m, n, isSettling(journal, m, n))).join(' | ')} |`,
         ),
       ].join('\n'),
     );

@@ -13,6 +13,15 @@ import {
   timeOrigin,
 } from '../journal/format.js';
 import { mdCell, mdCode } from '../security/markdown-text.js';
+import {
+  judgementOf,
+  LATENCY_LABELS,
+  toleranceText,
+  type LatencyFigures,
+  type PhaseCounts,
+  type ReadingPoint,
+  type SliJudgement,
+} from '../journal/judgement.js';
 
 /** Check-run conclusions chaos-gate sets (a subset of GitHub's enum). */
 export type Conclusion = 'success' | 'failure' | 'neutral' | 'skipped' | 'cancelled';
@@ -130,54 +139,125 @@ export function markdownCell(markdown: string): string {
   return markdown.replace(/\r\n|\r|\n/g, ' ').replaceAll('|', '\\|');
 }
 
-export interface SliStats {
-  name: string;
-  bound: string;
-  during: boolean;
-  /** Measurements of this SLI while the fault was on. */
-  measured: number;
-  breaches: number;
-  noData: number;
-  errors: number;
-  /** The value furthest on the wrong side of the bound during the fault (or the extreme for ranges). */
-  worst: number | null;
-}
-
-/** The direction a bound string points: `<= x` wants low values, `>= x` high ones. */
-function direction(bound: string): 'max' | 'min' | 'range' {
-  if (bound.startsWith('<=')) return 'max';
-  if (bound.startsWith('>=')) return 'min';
-  return 'range';
-}
-
 /**
- * Statistics per SLI over the fault window (or every measurement when nothing was injected); a
- * steady-state-only SLI is summarized over the steady state, where it applies.
+ * One SLI's judgement as report cells, the same text in every report (Markdown tables, the console, the
+ * HTML replay): rendered from the journal's judgement (src/journal/judgement.ts), never recounted.
+ * Before the injection (or for a steady-state-only SLI) the cells describe the steady state.
  */
-export function sliStats(journal: Journal): SliStats[] {
-  const fault = journal.measurements.filter((m) => m.phase === 'fault');
-  const steady = journal.measurements.filter((m) => m.phase === 'steady');
-  return journal.slis.map((s) => {
-    const pool = !s.during ? steady : fault.length ? fault : journal.measurements;
-    const values = pool.map((m) => m.slis[s.name]).filter((v) => v !== undefined);
-    const numbers = values.map((v) => v.value).filter((v): v is number => v !== null && Number.isFinite(v));
-    const dir = direction(s.bound);
-    let worst: number | null = null;
-    if (numbers.length) worst = dir === 'min' ? Math.min(...numbers) : Math.max(...numbers);
+export interface SliRow {
+  name: string;
+  /** `p95_latency_s`, or `name (steady only)`. */
+  label: string;
+  /** The bound the counts are against. */
+  bound: string;
+  /** `1 of 58`: readings outside the bound of the measurements judged. */
+  outside: string;
+  /** `none (strict)`, `1 (at most 2)`, `0 (beyond: at most 2)`. */
+  tolerated: string;
+  /** `0.304 at +3.0 s`, or `—`. */
+  first: string;
+  /** The reading furthest toward the wrong side: `0.304 at +3.0 s`, or `—`. */
+  worst: string;
+  /** Readings without data among those judged. */
+  noData: string;
+  /** `3 in the first 3.0 s, 1 outside`, or `—`. */
+  settling: string;
+  /** `2 of 5 outside <= 0.11` while recovering, or `—`. */
+  recovery: string;
+  /** The judged counts, for annotations. */
+  counts: PhaseCounts | undefined;
+  sli: SliJudgement;
+}
+
+/** The column titles of {@link SliRow} in table order (after the SLI's label). */
+export const SLI_COLUMNS = [
+  'SLI',
+  'bound',
+  'outside',
+  'tolerated',
+  'first outside',
+  'worst',
+  'no data',
+  'settling (not judged)',
+  'recovery (steady bound)',
+] as const;
+
+/** A reading on the journal's clock: `0.304 at +3.0 s`. */
+export function pointText(p: ReadingPoint | undefined): string {
+  return p ? `${formatValue(p.value)} at ${formatOffset(p.offsetMs / 1000)}` : '—';
+}
+
+function toleratedText(s: SliJudgement): string {
+  const declared = toleranceText(s.tolerance);
+  if (declared === 'strict') return 'none (strict)';
+  if (s.held === false) return `0 (beyond: ${declared})`;
+  return `${s.tolerated} (${declared})`;
+}
+
+/** The SLI rows of the judgement, in the plan's order. */
+export function sliRows(journal: Journal): SliRow[] {
+  const judgement = judgementOf(journal);
+  return judgement.slis.map((s): SliRow => {
+    const c = s.fault ?? s.steady;
+    const st = s.settling;
+    const rec = s.recovery;
     return {
       name: s.name,
-      bound: fault.length && s.during ? s.bound : s.steadyBound,
-      during: s.during,
-      measured: values.length,
-      breaches: values.filter((v) => v.status === 'breach').length,
-      noData: values.filter((v) => v.status === 'no-data').length,
-      errors: values.filter((v) => v.status === 'error').length,
-      worst,
+      label: s.during ? s.name : `${s.name} (steady only)`,
+      bound: c?.bound ?? '',
+      outside: c ? `${c.outside} of ${c.measured}` : '—',
+      tolerated: s.fault ? toleratedText(s) : '—',
+      first: pointText(c?.first),
+      worst: pointText(c?.extreme),
+      noData: c ? String(c.noData) : '—',
+      settling: st
+        ? `${st.measured} in the first ${formatSeconds(s.settleMs)}${st.outside > 0 ? `, ${st.outside} outside` : ''}`
+        : '—',
+      recovery: rec ? `${rec.outside} of ${rec.measured} outside ${rec.bound}` : '—',
+      counts: c,
+      sli: s,
     };
   });
 }
 
-/** A run of consecutive breaching measurements of one SLI. */
+/** The cells of one row, in {@link SLI_COLUMNS} order. */
+export function sliCells(r: SliRow): string[] {
+  return [r.label, r.bound, r.outside, r.tolerated, r.first, r.worst, r.noData, r.settling, r.recovery];
+}
+
+/** Milliseconds as every report prints a latency figure: `2030 ms`. */
+export function formatLatency(ms: number): string {
+  return `${Math.round(ms)} ms`;
+}
+
+/** The judgement's latency figures as `label: value` rows, in a fixed order. */
+export function latencyRows(journal: Journal): [string, string][] {
+  const latency = judgementOf(journal).latency;
+  const rows: [string, string][] = [];
+  for (const key of Object.keys(LATENCY_LABELS) as (keyof LatencyFigures)[]) {
+    const ms = latency[key];
+    if (ms !== undefined) rows.push([LATENCY_LABELS[key], formatLatency(ms)]);
+  }
+  return rows;
+}
+
+/** What each expectation came to: `met at +1.0 s`, `late: seen at +4.0 s`, `not observed`. */
+export function expectationRows(journal: Journal): [string, string][] {
+  return judgementOf(journal).expectations.map((e) => {
+    const within = `within ${formatSeconds(e.withinMs)}`;
+    const seen = e.seen ? formatOffset(e.seen.offsetMs / 1000) : '';
+    const what: Record<typeof e.status, string> = {
+      met: `met at ${seen} (${within})`,
+      late: `late: seen at ${seen} (${within})`,
+      unmet: `not observed (${within})`,
+      blind: `not observed, no data (${within})`,
+      'cut-short': `not observed before the stop (${within})`,
+    };
+    return [`${e.name} ${e.bound ?? ''}`.trim(), what[e.status]];
+  });
+}
+
+/** A run of consecutive outside readings of one SLI, among those the judgement judged. */
 export interface BreachEpisode {
   sli: string;
   bound: string;
@@ -187,21 +267,31 @@ export interface BreachEpisode {
   worst: number;
 }
 
-/** Every breach episode, in time order. */
+/**
+ * The episodes of the judged fault readings outside the fault bound (settling readings excluded), in
+ * time order: the counts of an SLI's episodes add up to its judgement's `outside`.
+ */
 export function breachEpisodes(journal: Journal): BreachEpisode[] {
   const out: BreachEpisode[] = [];
-  for (const s of journal.slis) {
-    const dir = direction(s.bound);
+  const judgement = judgementOf(journal);
+  const origin = judgement.origin.at;
+  const injected = journal.timings.injectedAt !== undefined;
+  for (const s of judgement.slis) {
+    const f = s.fault;
+    if (!f || !injected) continue;
+    const worse = (a: number, b: number): number =>
+      f.bound.startsWith('>=') ? Math.min(a, b) : Math.max(a, b);
     let open: BreachEpisode | undefined;
     for (const m of journal.measurements) {
+      if (m.phase !== 'fault' || m.at - (journal.timings.injectedAt ?? origin) < s.settleMs) continue;
       const v = m.slis[s.name];
       if (v?.status === 'breach' && v.value !== null) {
         if (open) {
           open.to = m.at;
           open.count++;
-          open.worst = dir === 'min' ? Math.min(open.worst, v.value) : Math.max(open.worst, v.value);
+          open.worst = worse(open.worst, v.value);
         } else {
-          open = { sli: s.name, bound: s.bound, from: m.at, to: m.at, count: 1, worst: v.value };
+          open = { sli: s.name, bound: f.bound, from: m.at, to: m.at, count: 1, worst: v.value };
           out.push(open);
         }
       } else if (v && v.status !== 'no-data' && v.status !== 'error') {
@@ -223,25 +313,32 @@ export function timingRows(journal: Journal): [string, string][] {
   const steady = steadySpan(journal);
   if (steady !== undefined) rows.push(['steady state', steady]);
   add('injected', t.injectedAt);
-  add('first breach', t.firstBreachAt);
+  const first = judgementOf(journal).firstBreach;
+  if (first) add(`first breach (${first.sli})`, first.at);
   add('stop requested', t.stopRequestedAt);
   add('stopped', t.stoppedAt);
   add('recovered', t.recoveredAt);
-  if (t.firstBreachAt !== undefined && t.stopRequestedAt !== undefined) {
-    rows.push(['breach → stop request', formatSeconds(t.stopRequestedAt - t.firstBreachAt)]);
-  }
+  rows.push(...latencyRows(journal));
   return rows;
 }
 
+/** True when a fault measurement of `sli` came before its settle time: shown, not judged. */
+export function isSettling(journal: Journal, m: Measurement, sli: string): boolean {
+  const injectedAt = journal.timings.injectedAt;
+  const settleMs = journal.slis.find((s) => s.name === sli)?.settleMs ?? 0;
+  return m.phase === 'fault' && injectedAt !== undefined && m.at - injectedAt < settleMs;
+}
+
 /** The formatted value of one SLI in one measurement, with a marker for its status. */
-export function measurementCell(m: Measurement, sli: string): string {
+export function measurementCell(m: Measurement, sli: string, settling = false): string {
   const v = m.slis[sli];
   if (!v) return '';
   switch (v.status) {
     case 'ok':
       return formatValue(v.value);
     case 'breach':
-      return `**${formatValue(v.value)}** ⚠`;
+      // Outside the fault bound while settling: shown, not judged.
+      return settling ? `${formatValue(v.value)} (settling)` : `**${formatValue(v.value)}** ⚠`;
     case 'no-data':
       return 'no data';
     case 'error':

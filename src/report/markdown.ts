@@ -12,8 +12,10 @@ import {
   timeOrigin,
   type TimeOrigin,
 } from '../journal/format.js';
-import { clockNote, fisConsoleUrl } from './common.js';
+import { clockNote, expectationRows, fisConsoleUrl, isSettling, latencyRows } from './common.js';
 import { mdCell, mdChartLabel, mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
+import { sliTable } from './check-run.js';
+import { judgementOf } from '../journal/judgement.js';
 
 /** GitHub rejects a step summary over 1 MiB (docs: "Adding a job summary"). */
 export const MAX_SUMMARY_BYTES = 1024 * 1024;
@@ -235,10 +237,12 @@ function chart(j: Journal, origin: TimeOrigin, name: string, points: Point[]): s
   ];
 }
 
-function table(origin: TimeOrigin, points: Point[]): string[] {
+function table(j: Journal, sli: string, origin: TimeOrigin, points: Point[]): string[] {
+  const status = (p: Point): string =>
+    p.v.status === 'breach' && isSettling(j, p.m, sli) ? 'breach (settling, not judged)' : p.v.status;
   const rows = points.map(
     (p) =>
-      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${p.v.status} | ${mdCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
+      `| ${offsetOf(origin, p.m)} | ${p.m.phase} | ${formatValue(p.v.value)} | ${status(p)} | ${mdCell(p.v.bound ?? '')} | ${formatValue(p.m.requests)} |`,
   );
   return ['| t (s) | phase | value | status | bound | requests |', '|---:|---|---:|---|---|---:|', ...rows];
 }
@@ -254,7 +258,7 @@ function timings(j: Journal, origin: TimeOrigin): string[] {
   const rows: [string, number | undefined][] = [
     ['started', t.startedAt],
     ['injected', t.injectedAt],
-    ['first breach', t.firstBreachAt],
+    ['first breach', judgementOf(j).firstBreach?.at],
     ['stop requested', t.stopRequestedAt],
     ['fault ended (FIS terminal)', t.stoppedAt],
     ['recovered', t.recoveredAt],
@@ -262,12 +266,9 @@ function timings(j: Journal, origin: TimeOrigin): string[] {
   ];
   const out = [`| moment | time (UTC) | from ${origin.label} |`, '|---|---|---:|'];
   for (const [label, at] of rows) if (at !== undefined) out.push(`| ${label} | ${iso(at)} | ${rel(at)} |`);
-  if (
-    t.firstBreachAt !== undefined &&
-    t.stopRequestedAt !== undefined &&
-    t.stopRequestedAt >= t.firstBreachAt
-  ) {
-    out.push('', `Breach to stop request: ${formatSeconds(t.stopRequestedAt - t.firstBreachAt)}.`);
+  const latency = latencyRows(j);
+  if (latency.length > 0) {
+    out.push('', '| latency | figure |', '|---|---:|', ...latency.map(([k, v]) => `| ${k} | ${v} |`));
   }
   return out;
 }
@@ -336,21 +337,11 @@ function trace(events: JournalEvent[], origin: TimeOrigin): string[] {
   return [...out, '', '</details>', ''];
 }
 
-function expectations(j: Journal, origin: TimeOrigin): string[] {
-  const list = j.expectations ?? [];
-  if (list.length === 0) return [];
-  const out = [
-    '### Expectations',
-    '',
-    '| expectation | condition | within | first seen |',
-    '|---|---|---:|---:|',
-  ];
-  for (const e of list) {
-    const seen = j.measurements.find((m) => m.phase === 'fault' && m.expect?.[e.name]?.status === 'ok');
-    out.push(
-      `| ${mdCell(e.name)} | ${mdCell(e.bound)} | ${formatSeconds(e.withinMs)} | ${seen ? offsetOf(origin, seen) + ' s' : 'not seen'} |`,
-    );
-  }
+function expectations(j: Journal): string[] {
+  const rows = expectationRows(j);
+  if (rows.length === 0) return [];
+  const out = ['### Expectations', '', '| expectation | judged |', '|---|---|'];
+  for (const [k, v] of rows) out.push(`| ${mdCell(k)} | ${mdCell(v)} |`);
   return [...out, ''];
 }
 
@@ -396,10 +387,28 @@ export function renderSummary(j: Journal): string {
         '',
       );
       out.push(...chart(j, origin, sli.name, points), '');
-      out.push('<details><summary>Table</summary>', '', ...table(origin, shown), '', '</details>', '');
+      out.push(
+        '<details><summary>Table</summary>',
+        '',
+        ...table(j, sli.name, origin, shown),
+        '',
+        '</details>',
+        '',
+      );
     }
   }
-  out.push(...expectations(j, origin));
+  const judged = sliTable(j);
+  if (judged) {
+    out.push(
+      '### Judgement',
+      '',
+      'Counts during the fault are against the fault bound from each SLI’s settle time on; recovery readings against the steady bound.',
+      '',
+      judged,
+      '',
+    );
+  }
+  out.push(...expectations(j));
   if (j.abortRules.length > 0) {
     out.push('### Abort rules', '', '| SLI | threshold | for | measurements |', '|---|---|---:|---:|');
     for (const r of j.abortRules) {

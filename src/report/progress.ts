@@ -12,6 +12,7 @@
 import type { Journal, JournalEvent, Measurement } from '../journal/types.js';
 import { formatOffset, formatValue, secondsFrom, timeOrigin } from '../journal/format.js';
 import { forLog } from '../security/log-text.js';
+import { expectationRows, latencyRows, sliRows } from './common.js';
 
 /** Events worth a line of their own while a run goes. */
 const LOUD_EVENTS = new Set([
@@ -245,4 +246,28 @@ export function progressPrinter(
       if (line !== undefined) out(line);
     },
   };
+}
+
+/**
+ * The console recap of a finished run: the judgement (src/journal/judgement.ts) as lines, one per SLI
+ * with the same cells as every other report, then each expectation and latency figure. Printed by
+ * `chaos-gate run` and the action's step log after the last measurement line; never recounted.
+ */
+export function judgementLines(journal: Journal): string[] {
+  const out = ['judgement:'];
+  for (const r of sliRows(journal)) {
+    const parts = [
+      `outside ${r.bound} ${r.outside}`,
+      `tolerated ${r.tolerated}`,
+      `first outside ${r.first}`,
+      `worst ${r.worst}`,
+      `no data ${r.noData}`,
+    ];
+    if (r.settling !== '—') parts.push(`settling (not judged) ${r.settling}`);
+    if (r.recovery !== '—') parts.push(`recovery (steady bound) ${r.recovery}`);
+    out.push(`  ${r.label}: ${parts.join(' · ')}`);
+  }
+  for (const [k, v] of expectationRows(journal)) out.push(`  expectation ${k}: ${v}`);
+  for (const [k, v] of latencyRows(journal)) out.push(`  ${k}: ${v}`);
+  return out;
 }

@@ -4,6 +4,7 @@
  * what it may spend. Figures that need the network (the dry-run target count, the failover model)
  * arrive as extra sections from the caller.
  */
+import { toleranceText, type Tolerance } from '../journal/judgement.js';
 import type { Plan } from '../plan/schema.js';
 import { maxActionDurationMs, planRunDurationMs, type Refusal } from '../plan/refusals.js';
 import { formatDuration, formatValue } from '../journal/format.js';
@@ -82,6 +83,7 @@ export function buildPlanReview(input: ReviewInput): PlanReview {
           `${r.above !== undefined ? `above ${formatValue(r.above)}` : `below ${formatValue(r.below ?? 0)}`} for ${formatDuration(r.for)}`,
         ]),
         ['interval', formatDuration(plan.hypothesis.interval)],
+        ...judgingRows(plan),
         ['steady state', formatDuration(plan.hypothesis.steadyState.duration)],
         ['recovery within', formatDuration(plan.hypothesis.recovery.within)],
         ['blind after', `${plan.abort.blindAfter} failed measurements`],
@@ -135,4 +137,25 @@ function windowText(
   return 'cron' in w
     ? `cron ${w.cron} for ${formatDuration(w.duration)}: ${w.reason}`
     : `${w.from} → ${w.to}: ${w.reason}`;
+}
+
+/** How the fault is judged per SLI (settle, tolerance); one row when every SLI is judged alike. */
+function judgingRows(plan: Plan): [string, string][] {
+  const rows = plan.hypothesis.slis
+    .filter((s) => s.during)
+    .map((s): [string, string] => {
+      const settle = s.settle ?? plan.hypothesis.settle ?? 0;
+      const t = s.tolerance ?? plan.hypothesis.tolerance ?? {};
+      const declared: Tolerance = {};
+      if (t.outside !== undefined) declared.outside = t.outside;
+      if (t.share !== undefined) declared.share = t.share;
+      if (t.consecutive !== undefined) declared.consecutive = t.consecutive;
+      return [
+        s.name,
+        `${settle === 0 ? 'fault bound from the injection on' : `fault bound from ${formatDuration(settle)} after injection (abort rules from the start)`}, tolerance ${toleranceText(declared)}`,
+      ];
+    });
+  const texts = new Set(rows.map(([, v]) => v));
+  if (texts.size === 1) return [['judging', [...texts][0] ?? '']];
+  return rows.map(([n, v]) => [`judging ${n}`, v]);
 }

@@ -77,7 +77,8 @@ describe('which SLIs judge the fault', () => {
     });
     expect(r).toEqual({
       verdict: 'deviated',
-      reason: 'queue_depth 500 > 100 (+1.0 s); 4 of 4 measurements during the fault outside the bound',
+      reason:
+        'queue_depth 500 > 100 (+1.0 s); 4 of 4 measurements during the fault outside the bound, none tolerated',
     });
   });
 });

@@ -297,6 +297,13 @@ const REASONS: Reason[] = [
     verdict: 'inconclusive',
     explicit: false,
     at: INJECTED_AT,
+    // A fault that never ran is never aborted: judgement-decisions.test.ts proves what those pairs give.
+    excludes: [
+      'abort rule',
+      'kill switch (mid-run check)',
+      'kill switch (FIS stopped by its stop condition)',
+      'signal',
+    ],
     apply: (i) => {
       i.events = i.events.filter((e) => !(e.type === 'experiment-state' && e.data?.injected === true));
     },

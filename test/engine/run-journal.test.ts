@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Gate, GateContext } from '../../src/engine/gates.js';
 import { InjectorRefusal } from '../../src/injector/injector.js';
 import type { JournalEvent } from '../../src/journal/types.js';
+import { judge, judgeInputOf } from '../../src/journal/judgement.js';
 import { loadScenario, type Scenario } from '../../src/sim/scenario.js';
 import { injectorWith, simulate } from '../sim/helpers.js';
 
@@ -127,5 +128,17 @@ describe('a run without a cancellation signal', () => {
     const { result } = await simulate(held(), { deps: () => ({ signal: undefined }) });
     expect(result.verdict).toBe('held');
     expect(events(result.journal.events, 'signal')).toEqual([]);
+  });
+});
+
+describe('the judgement the engine writes', () => {
+  it('is in the final journal, and the same as judging that journal again', async () => {
+    const { result } = await simulate(held());
+    const journal = result.journal;
+    expect(journal.judgement).toBeDefined();
+    expect(journal.judgement?.verdict).toBe(result.verdict);
+    expect(journal.judgement?.reason).toBe(result.reason);
+    expect(journal.judgement).toEqual(judge(judgeInputOf(journal)));
+    expect(journal.judgement?.slis.some((s) => (s.fault?.measured ?? 0) > 0)).toBe(true);
   });
 });

@@ -190,7 +190,7 @@ const INVALID: {
     column: 7,
     field: 'hypothesis.slis[0].desciption',
     expected:
-      'one of the known keys: name, description, prometheus, cloudwatch, scrape, max, min, between, steady, during',
+      'one of the known keys: name, description, prometheus, cloudwatch, scrape, max, min, between, steady, during, settle, tolerance',
     says: "unknown key 'desciption'",
   },
   {

@@ -14,7 +14,7 @@ import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { cliOutputRoots, confinedOutputPath, parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 import { isBadInput } from '../../errors/bad-input.js';
-import { COLOR, PLAIN, progressPrinter, useColor } from '../../report/progress.js';
+import { COLOR, PLAIN, judgementLines, progressPrinter, useColor } from '../../report/progress.js';
 import { notifySettings, parseNotifyTargets, runLinks } from '../../notify/index.js';
 
 /**
@@ -130,6 +130,8 @@ export const run: CliCommand = {
         onExperimentId: (id) => io.err(`chaos-gate: experiment ${id} started`),
         log: (line) => io.err(`chaos-gate: ${line}`),
       });
+      // The recap on stderr with the progress: the journal's judgement, as every report states it.
+      for (const line of judgementLines(result.journal)) io.err(line);
       if (values.json) {
         io.out(
           JSON.stringify({

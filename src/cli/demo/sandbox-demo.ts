@@ -4,6 +4,7 @@
  * tick, where every file went, the check run the GitHub stand-in recorded, and a recap; it succeeds
  * when both verdicts are the ones the demo expects.
  */
+import { LATENCY_LABELS } from '../../journal/judgement.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -320,7 +321,8 @@ async function runOne(
 
 function recap(o: SandboxDemoOptions, r: DemoRecord): void {
   const rows = [
-    ['plan', 'fallback', 'expected', 'verdict', 'check run', 'abort latency', 'run time'],
+    // The action's `abort-latency-ms`: the judgement's tripToStopRequestMs, labelled as every report labels it.
+    ['plan', 'fallback', 'expected', 'verdict', 'check run', LATENCY_LABELS.tripToStopRequestMs, 'run time'],
     ...r.plans.map((p) => [
       p.planId,
       p.fallback ? 'on' : 'off',

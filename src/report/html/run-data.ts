@@ -1,6 +1,8 @@
 /** A run journal as replay data: each SLI against its bounds over time, on the journal's one clock. */
 import { secondsFrom, timeOrigin } from '../../journal/format.js';
 import type { Journal } from '../../journal/types.js';
+import { judgementOf } from '../../journal/judgement.js';
+import { latencyRows, sliRows } from '../common.js';
 import type { ReplayData, ReplayPanel, ReplayPoint, ReplayReadout } from './types.js';
 
 /** The numbers in a bound string as written by the engine: `<= 0.18`, `>= 0.998`, `in [40, 60]`. */
@@ -90,22 +92,17 @@ export function journalReplayData(journal: Journal): ReplayData {
   }
 
   const t = journal.timings;
+  const first = judgementOf(journal).firstBreach;
   // The moments every chart marks, on the same clock as the points (first breach, stop, recovery…).
   const marked: [string, string, number | undefined][] = [
     ['injected', 'injection', t.injectedAt],
-    ['first-breach', 'first breach', t.firstBreachAt],
+    ['first-breach', 'first breach', first?.at],
     ['stop-requested', 'stop requested', t.stopRequestedAt],
     ['stopped', 'stopped', t.stoppedAt],
     ['recovered', 'recovered', t.recoveredAt],
   ];
   const markers = marked.flatMap(([id, label, at]) => (at === undefined ? [] : [{ id, label, t: sec(at) }]));
   const rel = (at: number | undefined): string => (at === undefined ? '—' : secondsLabel(sec(at)));
-  const breaches = journal.measurements.filter((m) =>
-    Object.values(m.slis).some((v) => v.status === 'breach'),
-  ).length;
-  const blind = journal.measurements.filter((m) =>
-    Object.values(m.slis).some((v) => v.status === 'no-data' || v.status === 'error'),
-  ).length;
   const metrics: ReplayData['metrics'] = [
     {
       id: 'verdict',
@@ -123,24 +120,32 @@ export function journalReplayData(journal: Journal): ReplayData {
     { id: 'injected', label: 'injected', value: rel(t.injectedAt), ok: null },
     {
       id: 'first-breach',
-      label: 'first breach',
-      value: rel(t.firstBreachAt),
-      ok: t.firstBreachAt === undefined,
+      label: first ? `first breach (${first.sli})` : 'first breach',
+      value: rel(first?.at),
+      ok: first === undefined,
     },
     { id: 'stop-requested', label: 'stop requested', value: rel(t.stopRequestedAt), ok: null },
     { id: 'stopped', label: 'stopped', value: rel(t.stoppedAt), ok: null },
     { id: 'recovered', label: 'recovered', value: rel(t.recoveredAt), ok: null },
     { id: 'measurements', label: 'measurements', value: String(journal.measurements.length), ok: null },
-    { id: 'breaches', label: 'measurements with a breach', value: String(breaches), ok: breaches === 0 },
-    { id: 'blind', label: 'measurements without data', value: String(blind), ok: blind === 0 },
   ];
-  if (t.firstBreachAt !== undefined && t.stopRequestedAt !== undefined) {
-    metrics.push({
-      id: 'abort-latency',
-      label: 'first breach → stop requested',
-      value: `${t.stopRequestedAt - t.firstBreachAt} ms`,
-      ok: null,
-    });
+  // The judgement's own cells (src/report/common.ts `sliRows`), never a recount of the points above.
+  for (const r of sliRows(journal)) {
+    const id = slug(r.name);
+    const held = r.sli.held;
+    const row = (key: string, label: string, value: string, ok: boolean | null): void => {
+      if (value !== '—') metrics.push({ id: `${id}-${key}`, label: `${r.label} ${label}`, value, ok });
+    };
+    row('outside', `outside ${r.bound}`, r.outside, held === null ? null : held && r.counts?.outside === 0);
+    row('tolerated', 'tolerated', r.tolerated, held);
+    row('first', 'first outside', r.first, null);
+    row('worst', 'worst', r.worst, null);
+    row('no-data', 'no data', r.noData, r.noData === '0');
+    row('settling', 'settling (not judged)', r.settling, null);
+    row('recovery', 'recovery (steady bound)', r.recovery, null);
+  }
+  for (const [label, value] of latencyRows(journal)) {
+    metrics.push({ id: `latency-${slug(label)}`, label, value, ok: null });
   }
   if (journal.budget?.debit !== undefined) {
     metrics.push({

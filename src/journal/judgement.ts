@@ -1,0 +1,720 @@
+/**
+ * The one judgement of a run: the verdict, its reason and every number behind them, computed once from
+ * what the journal recorded. The engine writes it into the journal when the run finishes; every report
+ * renders it and never recounts. A journal written before judgements existed (or a crashed prefix) gets
+ * one computed here on read, by the same function, so an old journal reads the same way a new one does.
+ *
+ * The hypothesis, per SLI that is judged during the fault:
+ * - readings taken less than `settle` after the injection are *settling*: journaled and shown, not held
+ *   to the fault bound (abort rules still apply to them — that is the engine's observe loop);
+ * - from `settle` on (a reading taken exactly `settle` after the injection is judged), each reading is
+ *   within or outside the fault bound; the SLI holds when the outside readings are no more than its
+ *   tolerance allows (`outside` readings, or `share` of the judged readings, whichever is smaller) and
+ *   no run of consecutive outside readings is longer than `consecutive`. Strict (the default) is settle
+ *   0 and tolerance 0: one reading outside deviates.
+ * - a reading with no data is never within and never tolerated: it counts toward inconclusive.
+ *
+ * Recovery readings are held to the steady bound (the system is back when it is back to its steady
+ * state); they are counted per SLI under `recovery`, never mixed with the fault's counts.
+ */
+import type { Journal, JournalEvent, Measurement, Phase, SliValue, Timings, Verdict } from './types.js';
+import { formatOffset, formatSeconds, formatValue, timeOrigin, type TimeOriginKind } from './format.js';
+
+/** Worst first. `refused`/`not-run` happen before injection, so they rank after only `failed`. */
+export const VERDICT_ORDER: readonly Verdict[] = [
+  'failed',
+  'refused',
+  'not-run',
+  'aborted',
+  'deviated',
+  'inconclusive',
+  'held',
+];
+
+/** How many fault readings outside the bound a hypothesis forgives (the plan's `tolerance`). */
+export interface Tolerance {
+  /** At most this many judged readings outside the bound. */
+  outside?: number;
+  /** At most this share (0..1) of the judged readings outside the bound, rounded down. */
+  share?: number;
+  /** Never more than this many outside readings in a row. */
+  consecutive?: number;
+}
+
+/** An SLI as the judgement needs it; the header's `slis` entries are this shape. */
+export interface JudgedSli {
+  name: string;
+  during: boolean;
+  bound?: string;
+  steadyBound?: string;
+  /** Readings less than this long after the injection are settling (default 0). */
+  settleMs?: number;
+  tolerance?: Tolerance;
+}
+
+export interface JudgeInput {
+  slis: readonly JudgedSli[];
+  expectations: readonly { name: string; withinMs: number; bound?: string }[];
+  measurements: readonly Measurement[];
+  events: readonly JournalEvent[];
+  timings: Timings;
+  /** The run's start, the time origin when nothing was injected or measured. */
+  startedAt?: number;
+}
+
+/** A reading on the run's clock: its time, offset from the time origin (ms) and value. */
+export interface ReadingPoint {
+  at: number;
+  offsetMs: number;
+  value: number | null;
+}
+
+/** One SLI's readings in one phase. `outside` is against `bound`, the bound of that phase. */
+export interface PhaseCounts {
+  bound: string;
+  /** Measurements taken in this phase (every one of them should carry a reading of the SLI). */
+  measured: number;
+  within: number;
+  outside: number;
+  /** No data, error, or no reading at all. */
+  noData: number;
+  /** Longest run of consecutive outside readings (a no-data reading neither extends nor ends one). */
+  longestRun: number;
+  /** The first and the worst (furthest on the wrong side) reading outside the bound. */
+  first?: ReadingPoint;
+  worst?: ReadingPoint;
+  /** The reading furthest toward the wrong side of the bound, in or out of it. */
+  extreme?: ReadingPoint;
+  /** The first reading without data, and why. */
+  firstNoData?: ReadingPoint & { error: string };
+}
+
+export interface SliJudgement {
+  name: string;
+  during: boolean;
+  settleMs: number;
+  /** The tolerance as declared (empty: strict). */
+  tolerance: Tolerance;
+  /** Outside readings the tolerance allows in the judged fault readings. */
+  allowed: number;
+  /** Outside readings forgiven: all of them when within the tolerance, none when beyond it. */
+  tolerated: number;
+  /** true: within bound and tolerance; false: beyond; null: not judged during the fault. */
+  held: boolean | null;
+  /** What broke the tolerance, when `held` is false: too many, or too long a run. */
+  exceeded?: 'count' | 'consecutive';
+  steady?: PhaseCounts;
+  /** Fault readings before `settleMs`, shown against the fault bound but not judged. */
+  settling?: PhaseCounts;
+  /** Fault readings from `settleMs` on: the hypothesis. */
+  fault?: PhaseCounts;
+  recovery?: PhaseCounts;
+}
+
+export type ExpectationStatus = 'met' | 'late' | 'unmet' | 'blind' | 'cut-short';
+
+export interface ExpectationJudgement {
+  name: string;
+  bound?: string;
+  withinMs: number;
+  status: ExpectationStatus;
+  /** When it was first seen (met or late). */
+  seen?: ReadingPoint;
+  /** Fault measurements in which it was read. */
+  measured: number;
+  /** Lowest and highest value read, when not seen. */
+  range?: [number, number];
+  /** When the gate stopped the fault before `within` was over (cut-short). */
+  stoppedAt?: ReadingPoint;
+}
+
+/**
+ * Named latency figures, milliseconds, one definition each (docs/plan-format.md, "Latency figures"):
+ * - `tripToStopRequestMs`: the measurement that completed an abort rule → StopExperiment sent;
+ * - `breachToStopRequestMs`: the first fault reading outside its fault bound (settling included) →
+ *   StopExperiment sent;
+ * - `stopRequestToStoppedMs`: StopExperiment sent → FIS reported the experiment ended;
+ * - `breachToStoppedMs`: the first fault reading outside its fault bound → FIS reported it ended.
+ */
+export interface LatencyFigures {
+  tripToStopRequestMs?: number;
+  breachToStopRequestMs?: number;
+  stopRequestToStoppedMs?: number;
+  breachToStoppedMs?: number;
+}
+
+/** Labels of the latency figures, the same in every report. */
+export const LATENCY_LABELS: Record<keyof LatencyFigures, string> = {
+  tripToStopRequestMs: 'abort rule tripped → stop requested',
+  breachToStopRequestMs: 'first breach → stop requested',
+  stopRequestToStoppedMs: 'stop requested → FIS ended',
+  breachToStoppedMs: 'first breach → FIS ended',
+};
+
+export interface ActionJudgement {
+  name: string;
+  /** FIS's last reported state of the action. */
+  status: string;
+  /** FIS reported it running (or completed, stopping, stopped) at some point. */
+  ran: boolean;
+}
+
+export interface Judgement {
+  version: 1;
+  verdict: Verdict;
+  reason: string;
+  /** Offset 0 of every figure here (see timeOrigin). */
+  origin: { at: number; kind: TimeOriginKind };
+  slis: SliJudgement[];
+  expectations: ExpectationJudgement[];
+  recovery: { measured: boolean; recovered: boolean | null; recoveryMs?: number };
+  latency: LatencyFigures;
+  /** FIS actions by their last reported state; empty when FIS reported none. */
+  actions: ActionJudgement[];
+  /** Whether the fault ran: an action was seen running; null when nothing was started. */
+  faultRan: boolean | null;
+  /** The first fault reading outside its fault bound, any SLI (settling included). */
+  firstBreach?: ReadingPoint & { sli: string };
+}
+
+interface Candidate {
+  verdict: Verdict;
+  reason: string;
+  at: number;
+  /** Decided by the engine and journaled as an event: preferred over what measurements imply. */
+  explicit?: boolean;
+}
+
+/** `<= 0.18` → `0.25 > 0.18`; `>= 0.998` → `0.99 < 0.998`; `in [a, b]` → `35 outside [a, b]`. */
+export function violationText(value: number | null, bound: string | undefined): string {
+  const v = formatValue(value);
+  if (!bound) return v;
+  if (bound.startsWith('<= ')) return `${v} > ${bound.slice(3)}`;
+  if (bound.startsWith('>= ')) return `${v} < ${bound.slice(3)}`;
+  if (bound.startsWith('in ')) return `${v} outside ${bound.slice(3)}`;
+  return `${v} (bound ${bound})`;
+}
+
+/** The direction a bound string points: `<= x` wants low values, `>= x` high ones. */
+function direction(bound: string): 'max' | 'min' | 'range' {
+  if (bound.startsWith('<=')) return 'max';
+  if (bound.startsWith('>=')) return 'min';
+  return 'range';
+}
+
+/** How far a value lies on the wrong side of a bound (larger is worse). */
+function badness(bound: string, value: number): number {
+  const dir = direction(bound);
+  if (dir === 'max') return value;
+  if (dir === 'min') return -value;
+  const m = /^in \[(.+), (.+)\]$/.exec(bound);
+  const lo = Number(m?.[1]);
+  const hi = Number(m?.[2]);
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return Math.abs(value);
+  return Math.max(lo - value, value - hi);
+}
+
+/** Outside readings the tolerance allows among `judged` readings: the smaller of its limits, 0 if none. */
+export function allowedOutside(tolerance: Tolerance, judged: number): number {
+  const limits: number[] = [];
+  if (tolerance.outside !== undefined) limits.push(tolerance.outside);
+  if (tolerance.share !== undefined) limits.push(Math.floor(tolerance.share * judged + 1e-9));
+  return limits.length === 0 ? 0 : Math.min(...limits);
+}
+
+/** `at most 2, at most 5 %, at most 1 in a row`, or `strict`: the declared tolerance in words. */
+export function toleranceText(t: Tolerance): string {
+  // `outside: 0` (or a share of 0) says in so many words what the default is.
+  if ((t.outside ?? 0) === 0 && (t.share ?? 0) === 0 && t.consecutive === undefined) return 'strict';
+  const parts: string[] = [];
+  if (t.outside !== undefined) parts.push(`at most ${t.outside}`);
+  if (t.share !== undefined) parts.push(`at most ${formatValue(t.share * 100)} %`);
+  if (t.consecutive !== undefined) parts.push(`at most ${t.consecutive} in a row`);
+  return parts.length === 0 ? 'strict' : parts.join(', ');
+}
+
+function blindValue(v: SliValue | undefined): boolean {
+  return !v || v.status === 'no-data' || v.status === 'error' || v.value === null;
+}
+
+/**
+ * Counts one SLI's readings in `ms` against the status the engine recorded. The engine records each
+ * reading's status against the bound of its phase (the fault bound during the fault, the steady bound
+ * before and after), so no bound is re-evaluated here.
+ */
+function countPhase(
+  ms: readonly Measurement[],
+  name: string,
+  bound: string,
+  offsetOf: (at: number) => number,
+): PhaseCounts {
+  const c: PhaseCounts = { bound, measured: ms.length, within: 0, outside: 0, noData: 0, longestRun: 0 };
+  let run = 0;
+  let worstBad = -Infinity;
+  let extremeBad = -Infinity;
+  for (const m of ms) {
+    const v = m.slis[name];
+    if (!blindValue(v) && v && v.value !== null && Number.isFinite(v.value)) {
+      const bad = badness(v.bound ?? bound, v.value);
+      if (bad > extremeBad) {
+        extremeBad = bad;
+        c.extreme = { at: m.at, offsetMs: offsetOf(m.at), value: v.value };
+      }
+    }
+    if (blindValue(v)) {
+      c.noData++;
+      // A measurement without the SLI at all counts, but only a reading says why it had none.
+      if (v)
+        c.firstNoData ??= { at: m.at, offsetMs: offsetOf(m.at), value: null, error: v.error ?? v.status };
+      continue;
+    }
+    if (v?.status === 'breach') {
+      c.outside++;
+      run++;
+      c.longestRun = Math.max(c.longestRun, run);
+      const point = { at: m.at, offsetMs: offsetOf(m.at), value: v.value };
+      c.first ??= point;
+      const bad = badness(v.bound ?? bound, v.value ?? 0);
+      if (bad > worstBad) {
+        worstBad = bad;
+        c.worst = point;
+      }
+    } else {
+      c.within++;
+      run = 0;
+    }
+  }
+  if (c.first === undefined) delete c.first;
+  return c;
+}
+
+function byPhase(ms: readonly Measurement[], phase: Phase): Measurement[] {
+  return ms.filter((m) => m.phase === phase);
+}
+
+/** The per-SLI judgement over every phase. `injectedAt` undefined: nothing was injected. */
+function judgeSlis(input: JudgeInput, injectedAt: number | undefined, offsetOf: (at: number) => number) {
+  const steady = byPhase(input.measurements, 'steady');
+  const fault = byPhase(input.measurements, 'fault');
+  const recovery = byPhase(input.measurements, 'recovery');
+  return input.slis.map((s): SliJudgement => {
+    const settleMs = s.settleMs ?? 0;
+    const tolerance = s.tolerance ?? {};
+    const faultBound = s.bound ?? fault.find((m) => m.slis[s.name])?.slis[s.name]?.bound ?? '';
+    const steadyBound = s.steadyBound ?? s.bound ?? '';
+    const j: SliJudgement = {
+      name: s.name,
+      during: s.during,
+      settleMs,
+      tolerance,
+      allowed: 0,
+      tolerated: 0,
+      held: null,
+    };
+    if (steady.length > 0) j.steady = countPhase(steady, s.name, steadyBound, offsetOf);
+    if (recovery.length > 0) j.recovery = countPhase(recovery, s.name, steadyBound, offsetOf);
+    if (!s.during || injectedAt === undefined) return j;
+    const settling = fault.filter((m) => m.at - injectedAt < settleMs);
+    const judged = fault.filter((m) => m.at - injectedAt >= settleMs);
+    if (settling.length > 0) j.settling = countPhase(settling, s.name, faultBound, offsetOf);
+    const f = countPhase(judged, s.name, faultBound, offsetOf);
+    j.fault = f;
+    j.allowed = allowedOutside(tolerance, f.measured);
+    const tooMany = f.outside > j.allowed;
+    const tooLong = f.outside > 0 && f.longestRun > (tolerance.consecutive ?? Infinity);
+    j.held = !tooMany && !tooLong;
+    if (tooMany) j.exceeded = 'count';
+    else if (tooLong) j.exceeded = 'consecutive';
+    j.tolerated = j.held ? f.outside : 0;
+    return j;
+  });
+}
+
+function point(at: number, offsetOf: (at: number) => number, value: number | null): ReadingPoint {
+  return { at, offsetMs: offsetOf(at), value };
+}
+
+function judgeExpectations(
+  input: JudgeInput,
+  injectedAt: number,
+  offsetOf: (at: number) => number,
+): ExpectationJudgement[] {
+  const fault = byPhase(input.measurements, 'fault');
+  return input.expectations.map((e) => {
+    const read = fault.filter((m) => m.expect?.[e.name] !== undefined);
+    const bound = e.bound ?? read[0]?.expect?.[e.name]?.bound;
+    const seenM = fault.find((m) => m.expect?.[e.name]?.status === 'ok');
+    const base = { name: e.name, withinMs: e.withinMs, measured: read.length, ...(bound ? { bound } : {}) };
+    if (seenM) {
+      const seen = point(seenM.at, offsetOf, seenM.expect?.[e.name]?.value ?? null);
+      const status: ExpectationStatus = seenM.at - injectedAt > e.withinMs ? 'late' : 'met';
+      return { ...base, status, seen };
+    }
+    // Not seen while its readings were blind is not evidence that it did not happen.
+    const blindInWindow = fault.some((m) => {
+      const v = m.expect?.[e.name];
+      return m.at - injectedAt <= e.withinMs && (!v || v.status === 'no-data' || v.status === 'error');
+    });
+    if (blindInWindow || fault.length === 0) return { ...base, status: 'blind' };
+    // Nor is it when the gate itself stopped the fault before `within` was over.
+    const cutShort = input.events.find((x) => x.type === 'abort' && x.at - injectedAt < e.withinMs);
+    if (cutShort) return { ...base, status: 'cut-short', stoppedAt: point(cutShort.at, offsetOf, null) };
+    const values = read
+      .map((m) => m.expect?.[e.name]?.value)
+      .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const range: [number, number] | undefined =
+      values.length > 0 ? [Math.min(...values), Math.max(...values)] : undefined;
+    return { ...base, status: 'unmet', ...(range ? { range } : {}) };
+  });
+}
+
+/** FIS actions by their last reported state, and whether each was ever seen running. */
+function judgeActions(events: readonly JournalEvent[]): ActionJudgement[] {
+  const out = new Map<string, ActionJudgement>();
+  for (const e of events) {
+    if (e.type !== 'experiment-state') continue;
+    const actions = e.data?.actions;
+    if (typeof actions !== 'object' || actions === null) continue;
+    for (const [name, status] of Object.entries(actions as Record<string, unknown>)) {
+      if (typeof status !== 'string') continue;
+      const prev = out.get(name);
+      // An action that FIS stopped had been running: a pending one is cancelled instead.
+      const ran = (prev?.ran ?? false) || ['running', 'completed', 'stopping', 'stopped'].includes(status);
+      out.set(name, { name, status, ran });
+    }
+  }
+  return [...out.values()];
+}
+
+function judgeLatency(input: JudgeInput, firstBreachAt: number | undefined): LatencyFigures {
+  const t = input.timings;
+  const out: LatencyFigures = {};
+  const stopAt = t.stopRequestedAt;
+  const stoppedAt = t.stoppedAt;
+  const trip = input.events.find((e) => e.type === 'abort' && e.data?.cause === 'rule');
+  if (stopAt !== undefined && trip) {
+    let completing: number | undefined;
+    for (const m of input.measurements) if (m.at <= trip.at) completing = m.at;
+    if (completing !== undefined) out.tripToStopRequestMs = Math.max(0, stopAt - completing);
+  }
+  if (firstBreachAt !== undefined && stopAt !== undefined && stopAt >= firstBreachAt)
+    out.breachToStopRequestMs = stopAt - firstBreachAt;
+  if (stopAt !== undefined && stoppedAt !== undefined && stoppedAt >= stopAt)
+    out.stopRequestToStoppedMs = stoppedAt - stopAt;
+  if (
+    firstBreachAt !== undefined &&
+    stopAt !== undefined &&
+    stoppedAt !== undefined &&
+    stoppedAt >= firstBreachAt
+  )
+    out.breachToStoppedMs = stoppedAt - firstBreachAt;
+  return out;
+}
+
+function fromEvents(events: readonly JournalEvent[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const e of events) {
+    const d = e.data ?? {};
+    if (e.type === 'refused') out.push({ verdict: 'refused', reason: e.message, at: e.at });
+    else if (e.type === 'not-run') out.push({ verdict: 'not-run', reason: e.message, at: e.at });
+    else if (e.type === 'stop-failed') out.push({ verdict: 'failed', reason: e.message, at: e.at });
+    else if (e.type === 'error' && d.fatal === true)
+      out.push({ verdict: 'failed', reason: e.message, at: e.at });
+    else if (e.type === 'experiment-state' && d.status === 'failed')
+      out.push({ verdict: 'failed', reason: e.message, at: e.at });
+    else if (e.type === 'abort')
+      out.push({
+        verdict: d.verdict === 'inconclusive' ? 'inconclusive' : 'aborted',
+        reason: e.message,
+        at: e.at,
+      });
+    else if (e.type === 'recovery' && d.recovered === false)
+      out.push({ verdict: d.blind === true ? 'inconclusive' : 'deviated', reason: e.message, at: e.at });
+  }
+  return out.map((c) => ({ ...c, explicit: true }));
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** `1 of 58 measurements during the fault outside the bound, within the tolerance of 2` and friends. */
+export function outsideText(s: SliJudgement): string {
+  const f = s.fault;
+  if (!f) return 'not judged during the fault';
+  const base = `${f.outside} of ${f.measured} measurements during the fault outside the bound`;
+  const strict = s.allowed === 0 && s.tolerance.consecutive === undefined;
+  let tol: string;
+  if (strict) tol = f.outside === 0 ? '' : ', none tolerated';
+  else if (s.held) tol = f.outside === 0 ? '' : `, ${f.outside} tolerated (${toleranceText(s.tolerance)})`;
+  else if (s.exceeded === 'consecutive')
+    tol = `, ${f.longestRun} in a row, more than the ${s.tolerance.consecutive ?? 0} tolerated`;
+  else tol = `, more than the ${s.allowed} tolerated (${toleranceText(s.tolerance)})`;
+  return base + tol;
+}
+
+/** `3 settling readings before +3.0 s not judged (1 outside the fault bound)`, or '' without settle. */
+export function settleText(s: SliJudgement): string {
+  const st = s.settling;
+  if (!st || s.settleMs <= 0) return '';
+  const outside = st.outside > 0 ? `, ${st.outside} outside the fault bound` : '';
+  return `${plural(st.measured, 'settling reading')} in the first ${formatSeconds(s.settleMs)} not judged${outside}`;
+}
+
+function fromSlis(slis: readonly SliJudgement[], faultCount: number, injectedAt: number): Candidate[] {
+  const out: Candidate[] = [];
+  if (faultCount === 0) {
+    out.push({
+      verdict: 'inconclusive',
+      reason: 'no measurement was taken while the fault was on',
+      at: injectedAt,
+    });
+    return out;
+  }
+  for (const s of slis) {
+    const f = s.fault;
+    if (!f) continue;
+    if (f.measured === 0) {
+      out.push({
+        verdict: 'inconclusive',
+        reason: `${s.name}: no measurement after its ${formatSeconds(s.settleMs)} settle, while the fault was on`,
+        at: injectedAt + s.settleMs,
+      });
+      continue;
+    }
+    if (s.held === false && f.first) {
+      const settle = settleText(s);
+      out.push({
+        verdict: 'deviated',
+        reason:
+          `${s.name} ${violationText(f.first.value, f.bound)} (${formatOffset(f.first.offsetMs / 1000)}); ` +
+          outsideText(s) +
+          (settle ? `; ${settle}` : ''),
+        at: f.first.at,
+      });
+    }
+    if (f.noData > 0) {
+      out.push({
+        verdict: 'inconclusive',
+        reason:
+          `${s.name} had no data in ${f.noData} of ${f.measured} measurements during the fault` +
+          (f.firstNoData
+            ? `, first (${formatOffset(f.firstNoData.offsetMs / 1000)}): ${f.firstNoData.error}`
+            : ''),
+        at: f.firstNoData?.at ?? injectedAt,
+      });
+    }
+  }
+  return out;
+}
+
+function fromExpectations(
+  expectations: readonly ExpectationJudgement[],
+  faultCount: number,
+  injectedAt: number,
+) {
+  const out: Candidate[] = [];
+  for (const e of expectations) {
+    const within = formatSeconds(e.withinMs);
+    const at = injectedAt + e.withinMs;
+    if (e.status === 'blind')
+      out.push({
+        verdict: 'inconclusive',
+        reason: `expectation ${e.name} not observed, and it had no data during its first ${within} after injection`,
+        at,
+      });
+    else if (e.status === 'cut-short')
+      out.push({
+        verdict: 'inconclusive',
+        reason: `expectation ${e.name} not observed before the fault was stopped${e.stoppedAt ? ` (${formatOffset(e.stoppedAt.offsetMs / 1000)})` : ''}, within its first ${within}`,
+        at,
+      });
+    else if (e.status === 'late')
+      out.push({
+        verdict: 'deviated',
+        reason: `expectation ${e.name} observed only at ${formatOffset((e.seen?.offsetMs ?? 0) / 1000)}; expected within ${within} of injection`,
+        at,
+      });
+    else if (e.status === 'unmet')
+      out.push({
+        verdict: 'deviated',
+        reason:
+          `expectation ${e.name} not observed (${e.bound ?? 'condition'} never met in ${faultCount} measurements` +
+          (e.range ? `, values ${formatValue(e.range[0])}..${formatValue(e.range[1])})` : ', no data)') +
+          `; expected within ${within} of injection`,
+        at,
+      });
+  }
+  return out;
+}
+
+function fromActions(input: JudgeInput, actions: readonly ActionJudgement[], ran: boolean): Candidate[] {
+  const out: Candidate[] = [];
+  const stopped = input.events.some((e) => e.type === 'abort' || e.type === 'stop-requested');
+  for (const a of actions) {
+    if (a.status === 'failed')
+      out.push({
+        verdict: 'failed',
+        reason: `FIS action ${a.name} failed: the fault did not run as planned`,
+        at: input.timings.stoppedAt ?? input.timings.injectedAt ?? 0,
+        explicit: true,
+      });
+    else if (a.status === 'cancelled' && !stopped)
+      out.push({
+        verdict: 'inconclusive',
+        reason: `FIS cancelled action ${a.name} without a stop: the fault did not run as planned`,
+        at: input.timings.stoppedAt ?? input.timings.injectedAt ?? 0,
+        explicit: true,
+      });
+  }
+  if (!ran) {
+    out.push({
+      verdict: 'inconclusive',
+      reason: 'FIS never reported an action running: no evidence that the fault was injected',
+      at: input.timings.injectedAt ?? 0,
+    });
+  }
+  return out;
+}
+
+function pick(candidates: Candidate[]): Candidate | undefined {
+  const rank = (v: Verdict): number => VERDICT_ORDER.indexOf(v);
+  const explicit = (c: Candidate): number => (c.explicit ? 0 : 1);
+  return [...candidates].sort(
+    (a, b) => rank(a.verdict) - rank(b.verdict) || explicit(a) - explicit(b) || a.at - b.at,
+  )[0];
+}
+
+function heldReason(j: Omit<Judgement, 'verdict' | 'reason'>, faultCount: number, t: Timings): string {
+  const judged = j.slis.filter((s) => s.fault);
+  const parts: string[] = [];
+  const counts = new Set(judged.map((s) => s.fault?.measured ?? 0));
+  const settled = judged.some((s) => s.settleMs > 0);
+  if (counts.size <= 1 && !settled) {
+    parts.push(`every SLI within its bound in ${[...counts][0] ?? faultCount} measurements during the fault`);
+  } else {
+    parts.push(`every SLI within its bound during the fault`);
+  }
+  for (const s of judged) {
+    const settle = settleText(s);
+    if (s.tolerated > 0 || settle || (settled && s.fault)) {
+      parts.push(`${s.name}: ${outsideText(s)}${settle ? `; ${settle}` : ''}`);
+    }
+  }
+  for (const e of j.expectations)
+    parts.push(e.seen ? `${e.name} observed at ${formatOffset(e.seen.offsetMs / 1000)}` : e.name);
+  parts.push(
+    t.recoveredAt !== undefined && t.stoppedAt !== undefined
+      ? `recovered ${formatSeconds(t.recoveredAt - t.stoppedAt)} after the fault ended`
+      : 'recovered',
+  );
+  return parts.join('; ');
+}
+
+/** A fault that never ran is never `aborted`: the stop decision stands, the verdict says nothing was tested. */
+function neverRan(c: Candidate): Candidate {
+  if (c.verdict !== 'aborted') return c;
+  return {
+    ...c,
+    verdict: 'inconclusive',
+    reason: `${c.reason}; no FIS action had run, so the fault never ran`,
+  };
+}
+
+/** Judges a run: the verdict with its reason and every number behind them. Pure. */
+export function judge(input: JudgeInput): Judgement {
+  const origin = timeOrigin({
+    timings: input.timings,
+    measurements: input.measurements as Measurement[],
+    startedAt: input.startedAt ?? input.measurements[0]?.at ?? input.events[0]?.at ?? 0,
+  });
+  const offsetOf = (at: number): number => at - origin.at;
+  const injectedAt = input.timings.injectedAt;
+  const slis = judgeSlis(input, injectedAt, offsetOf);
+  const actions = judgeActions(input.events);
+  const reportedInjected = input.events.some(
+    (e) => e.type === 'experiment-state' && e.data?.injected === true,
+  );
+  // Per-action states decide when FIS gave them; older journals carry only the engine's `injected`.
+  const ran = actions.length > 0 ? actions.some((a) => a.ran) : reportedInjected;
+  const fault = byPhase(input.measurements, 'fault');
+  let firstBreach: Judgement['firstBreach'];
+  for (const m of fault) {
+    const hit = input.slis.find((s) => s.during && m.slis[s.name]?.status === 'breach');
+    if (hit) {
+      firstBreach = { sli: hit.name, ...point(m.at, offsetOf, m.slis[hit.name]?.value ?? null) };
+      break;
+    }
+  }
+  const recoveryEvent = input.events.find((e) => e.type === 'recovery');
+  const t = input.timings;
+  const recovery: Judgement['recovery'] = {
+    measured: recoveryEvent !== undefined,
+    recovered: recoveryEvent ? recoveryEvent.data?.recovered !== false : null,
+  };
+  if (t.recoveredAt !== undefined && t.stoppedAt !== undefined)
+    recovery.recoveryMs = t.recoveredAt - t.stoppedAt;
+  const expectations = injectedAt === undefined ? [] : judgeExpectations(input, injectedAt, offsetOf);
+  const base: Omit<Judgement, 'verdict' | 'reason'> = {
+    version: 1,
+    origin: { at: origin.at, kind: origin.kind },
+    slis,
+    expectations,
+    recovery,
+    latency: judgeLatency(input, firstBreach?.at),
+    actions,
+    faultRan: injectedAt === undefined ? null : ran,
+    ...(firstBreach ? { firstBreach } : {}),
+  };
+
+  let candidates = fromEvents(input.events);
+  if (injectedAt === undefined) {
+    const worst = pick(candidates);
+    return worst
+      ? { ...base, verdict: worst.verdict, reason: worst.reason }
+      : { ...base, verdict: 'failed', reason: 'the run ended before injection without a decision' };
+  }
+  if (!ran) candidates = candidates.map(neverRan);
+  candidates.push(...fromSlis(slis, fault.length, injectedAt));
+  candidates.push(...fromExpectations(expectations, fault.length, injectedAt));
+  candidates.push(...fromActions(input, actions, ran));
+  if (!recoveryEvent)
+    candidates.push({ verdict: 'inconclusive', reason: 'recovery was not measured', at: injectedAt });
+  const worst = pick(candidates);
+  if (worst) return { ...base, verdict: worst.verdict, reason: worst.reason };
+  return { ...base, verdict: 'held', reason: heldReason(base, fault.length, t) };
+}
+
+/** What a journal holds for `judge`: its header's hypothesis and everything it recorded. */
+export function judgeInputOf(journal: Journal): JudgeInput {
+  return {
+    slis: journal.slis,
+    expectations: journal.expectations ?? [],
+    measurements: journal.measurements,
+    events: journal.events,
+    timings: journal.timings,
+    startedAt: journal.startedAt,
+  };
+}
+
+const computed = new WeakMap<Journal, { at: number; judgement: Judgement }>();
+
+/**
+ * The journal's judgement: the one the engine wrote, or — for a journal written before judgements
+ * existed, or a prefix a crash left — one computed by `judge`, the engine's own function. A finished
+ * journal's verdict and reason stand as written (they are what the run decided and exited with); the
+ * numbers are computed. Cached per journal object and its length, so every renderer reads one result.
+ */
+export function judgementOf(journal: Journal): Judgement {
+  if (journal.judgement) return journal.judgement;
+  const size = journal.measurements.length * 100_003 + journal.events.length;
+  const hit = computed.get(journal);
+  if (hit && hit.at === size) return hit.judgement;
+  const judgement = judge(judgeInputOf(journal));
+  if (journal.verdict !== null && journal.reason !== null) {
+    judgement.verdict = journal.verdict;
+    judgement.reason = journal.reason;
+  }
+  computed.set(journal, { at: size, judgement });
+  return judgement;
+}
