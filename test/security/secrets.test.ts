@@ -323,6 +323,7 @@ describe('the CLI on bad Prometheus input', () => {
       },
     });
 
+  // A broken set-up is the `failed` verdict (exit 2): its reason is on the verdict line, on stdout.
   it('refuses a password URL with a port out of range: exit 2, the password masked, no stack trace', () => {
     const r = cli([
       'run',
@@ -330,19 +331,21 @@ describe('the CLI on bad Prometheus input', () => {
       '--prometheus-url',
       `http://alice:${SECRETS.urlPassword}@127.0.0.1:99999`,
     ]);
-    expect(r.status, r.stderr).toBe(2);
-    expect(r.stderr).toContain("prometheus-url 'http://***@127.0.0.1:99999': it is not a valid URL");
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(2);
+    expect(`${r.stdout}${r.stderr}`).toContain(
+      "prometheus-url 'http://***@127.0.0.1:99999': it is not a valid URL",
+    );
     expect(`${r.stdout}${r.stderr}`).not.toContain(SECRETS.urlPassword);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/\n\s+at /);
   });
 
   it('refuses a bad percent-escape in the password: exit 2, named, no URIError stack', () => {
     const r = cli(['run', 'plan.yaml', '--prometheus-url', 'http://alice:pa%zzss@127.0.0.1:9090']);
-    expect(r.status, r.stderr).toBe(2);
-    expect(r.stderr).toContain('the password in it has a bad percent-escape');
-    expect(r.stderr).not.toContain('pa%zzss');
-    expect(r.stderr).not.toContain('URIError');
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(2);
+    expect(`${r.stdout}${r.stderr}`).toContain('the password in it has a bad percent-escape');
+    expect(`${r.stdout}${r.stderr}`).not.toContain('pa%zzss');
+    expect(`${r.stdout}${r.stderr}`).not.toContain('URIError');
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/\n\s+at /);
   });
 
   it('refuses a run whose declared secret variable is not set: exit 2, naming it and the field', () => {
@@ -357,10 +360,10 @@ describe('the CLI on bad Prometheus input', () => {
       timeout: 60_000,
       env,
     });
-    expect(r.status, r.stderr).toBe(2);
-    expect(r.stderr).toContain(
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(2);
+    expect(`${r.stdout}${r.stderr}`).toContain(
       "hypothesis.slis[1].scrape.url: the plan's env: declares SCRAPE_TOKEN, but it is not set in the environment",
     );
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/\n\s+at /);
   });
 });

@@ -70,6 +70,9 @@ function noPositionals(positionals: string[]): void {
     throw new UsageError(`unexpected argument '${positionals[0]}': the demo takes options only`);
 }
 
+/** When the built-in simulated scenario starts: a Monday, 10:30 in Berlin (inside the demo plan's window). */
+export const DEMO_START_AT = '2026-03-02T09:30:00Z';
+
 /** The simulated demo (`--simulated`): one plan on a simulated world, no sandbox. */
 async function simulatedDemo(argv: string[], io: CliIo): Promise<number> {
   const parsed = parseFlags(argv, {
@@ -94,7 +97,9 @@ async function simulatedDemo(argv: string[], io: CliIo): Promise<number> {
       return EXIT_BAD_INPUT;
     }
   } else {
-    scenario = scenarioForPlan(loaded.plan, { breach: parsed.values.breach });
+    // The simulation judges the plan's schedule at its start, like a run: the built-in scenario starts
+    // on a weekday morning (DEMO_START_AT) so the demo shows the experiment, whatever the hour it is run.
+    scenario = { ...scenarioForPlan(loaded.plan, { breach: parsed.values.breach }), startAt: DEMO_START_AT };
   }
   const speed =
     parsed.values.speed !== undefined
@@ -121,7 +126,10 @@ async function simulatedDemo(argv: string[], io: CliIo): Promise<number> {
     const { result } = await runSimulation({
       loaded,
       scenario,
-      clock: new ScaledClock(speed),
+      clock: new ScaledClock(
+        speed,
+        scenario.startAt === undefined ? Date.now() : Date.parse(scenario.startAt),
+      ),
       journal: new FileJournalWriter(journalPath),
       signal: cancel.signal,
       onTick: progress.onTick,
