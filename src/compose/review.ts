@@ -4,6 +4,7 @@
  * allowed start, and with `resolve` the computed blast radius from a FIS dry run plus the budget figures.
  * Nothing is injected: the dry run runs with `actionsMode: skip-all` and is refused unless FIS echoes it.
  */
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { GateContext, GateOutcome } from '../engine/gates.js';
@@ -22,6 +23,9 @@ import type { PlanReview } from '../report/comment.js';
 import { createAwsClients } from '../injector/aws/clients.js';
 import type { ResolvedTarget } from '../injector/injector.js';
 import { FisInjector } from '../injector/fis/injector.js';
+import { CloudWatchLease } from '../injector/fis/alarms.js';
+import { LeaseKeeper } from '../engine/lease.js';
+import { runKeyOf } from './run.js';
 import { killSwitchProbe, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { createMetricSources, prometheusOptionsFrom, type PrometheusInputs } from '../metrics/index.js';
@@ -139,8 +143,12 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
 
   const staticRefused = decisions.some((d) => d.outcome.pass === false && d.outcome.verdict === 'refused');
   if (o.resolve && clients && !staticRefused) {
+    const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
+    // The review's own lease key: never a run's, so a review cannot keep a run's lease alive.
+    const reviewKey = runKeyOf(`review:${ctx.runId}:${randomUUID()}`, ctx.attempt, plan.id);
     const injector = new FisInjector({
       fis: clients.fis,
+      leaseKey: reviewKey,
       cloudwatch: clients.cloudwatch,
       region: clients.region,
       clock,
@@ -148,9 +156,23 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       ...(tagging ? { tagging } : {}),
       taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
     });
-    const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
     const { templateId } = await injector.provision(plan, ctx);
-    const resolution = await injector.resolveTargets(plan, templateId, ctx);
+    // The dry run runs under the template's stop conditions, the lease among them: like a run, the
+    // review beats a lease of its own until the dry run has answered, then deletes its alarm.
+    const keeper = new LeaseKeeper({
+      lease: new CloudWatchLease(clients.cloudwatch, plan.id, reviewKey),
+      clock,
+      staleAfterMs: Number.POSITIVE_INFINITY,
+      note: () => undefined,
+    });
+    let resolution: Awaited<ReturnType<FisInjector['resolveTargets']>>;
+    try {
+      await keeper.start();
+      resolution = await injector.resolveTargets(plan, templateId, ctx);
+    } finally {
+      await keeper.end();
+      await injector.endLease().catch(() => undefined);
+    }
     targets = tagging ? await withTags(tagging, resolution.targets) : resolution.targets;
     for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
       decisions.push({ gate: gate.name, outcome: await gate.check(ctxFor(targets, resolution.complete)) });

@@ -6,6 +6,7 @@
  * A failed call is handed to `onFailure`; it never throws into the run. `drain` waits a bounded time for
  * what is still queued and reports what did not get out.
  */
+import { clampTimerMs } from '../net/timer.js';
 import { DeadlineError, formatDeadline, withDeadline } from '../net/deadline.js';
 import { errorMessage } from '../errors/message.js';
 import { redact, redactDeep } from '../security/redact.js';
@@ -60,7 +61,7 @@ function retriable(error: unknown): boolean {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
+    const t = setTimeout(done, clampTimerMs(ms));
     function done(): void {
       clearTimeout(t);
       signal.removeEventListener('abort', done);
@@ -102,7 +103,7 @@ export class Dispatcher {
     let timer: NodeJS.Timeout | undefined;
     const all = Promise.all(this.chains.values()).then(() => true);
     const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
+      timer = setTimeout(() => resolve(false), clampTimerMs(ms));
     });
     const done = await Promise.race([all, late]);
     clearTimeout(timer);

@@ -100,13 +100,12 @@ const InjectorBehaviour = z.strictObject({
   stopNeverVerified: z._default(z.boolean(), false),
   /** StopExperiment itself throws this message (the state machine still reacts unless stopNeverVerified). */
   stopThrows: z.optional(z.string()),
-  targets: z._default(z.array(Target), [
-    {
-      target: 'primary',
-      arn: 'arn:aws:elasticache:eu-west-1:111122223333:cluster:sim-primary-01',
-      tags: { Environment: 'staging-chaos' },
-    },
-  ]),
+  /**
+   * What the dry run resolves. Unset: one resource per target of the plan, tagged with the target's
+   * resourceTags (a scenario that does not speak of targets is a world where they resolve). `[]` is a
+   * dry run that completed and resolved nothing.
+   */
+  targets: z.optional(z.array(Target)),
 });
 
 /**

@@ -244,11 +244,18 @@ export class SimInjector implements Injector {
 
   async resolveTargets(plan: Plan, templateId: string): Promise<TargetResolution> {
     this.record('resolveTargets', plan.id, templateId);
-    const targets = this.world.scenario.injector.targets.map((t) => {
-      const r: ResolvedTarget = { target: t.target, arn: t.arn };
-      if (t.tags) r.tags = t.tags;
-      return r;
-    });
+    const named = this.world.scenario.injector.targets;
+    const targets = named
+      ? named.map((t) => {
+          const r: ResolvedTarget = { target: t.target, arn: t.arn };
+          if (t.tags) r.tags = t.tags;
+          return r;
+        })
+      : Object.entries(plan.fis.targets).map(([name, t]): ResolvedTarget => {
+          const r: ResolvedTarget = { target: name, arn: simulatedArn(name, t.resourceType) };
+          if (t.resourceTags) r.tags = { ...t.resourceTags };
+          return r;
+        });
     // The scenario's targets are the whole answer, as a completed FIS dry run's list is.
     return { targets, complete: true };
   }
@@ -358,4 +365,10 @@ export class SimInjector implements Injector {
       injected: b.injected,
     };
   }
+}
+
+/** The ARN of a simulated target's one resource: its resource type's service, in the simulated account. */
+function simulatedArn(target: string, resourceType: string): string {
+  const service = /^aws:([a-z0-9-]+):/.exec(resourceType)?.[1] ?? 'sim';
+  return `arn:aws:${service}:eu-west-1:111122223333:sim/${target}`;
 }

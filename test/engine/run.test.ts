@@ -146,7 +146,8 @@ describe('expectations and recovery', () => {
     s.metrics.breaker_open = { baseline: 1, noise: 0, gaps: [] };
     const { result } = await simulate(s);
     expect(result.verdict).toBe('inconclusive');
-    expect(result.reason).toContain('no evidence that the fault was injected');
+    // The simulated FIS reports the action cancelled when it never ran: either way, no evidence of a fault.
+    expect(result.reason).toMatch(/no evidence that the fault was injected|did not run as planned/);
   });
 });
 

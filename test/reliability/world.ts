@@ -154,11 +154,19 @@ function brokenWorld(
       expect(summary.verdict).toBe(journal.verdict);
       // How the stop ended is on record: verified, or not verified and then the run `failed` (a run that
       // cannot read the experiment's state cannot prove the stop; it says so instead).
+      // When FIS ended the experiment itself (a stop condition, the safety lever), nothing was left to
+      // stop: the `fault-ended` event carries FIS's status instead, and no stop was requested.
       const stops = journal.events.filter((e) => e.type === 'stop-verified' || e.type === 'stop-failed');
+      const endedByFis = journal.events.some(
+        (e) =>
+          e.type === 'fault-ended' && ['stopped', 'failed', 'cancelled'].includes(String(e.data?.status)),
+      );
       expect(
         stops.map((e) => e.type),
         'the journal records whether the stop was verified',
-      ).toHaveLength(1);
+      ).toHaveLength(endedByFis && stops.length === 0 ? 0 : 1);
+      if (stops.length === 0)
+        expect(journal.timings.stopRequestedAt, 'no stop was requested').toBeUndefined();
       if (stops[0]?.type === 'stop-failed') expect(journal.verdict, journal.reason ?? '').toBe('failed');
       // A blind abort is never `held`; it is `inconclusive` unless something outranks it (a breach seen
       // before it went blind, a failure: docs/plan-format.md, verdict precedence).

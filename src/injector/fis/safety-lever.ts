@@ -13,6 +13,7 @@
  * and what came back: the kill-switch read then fails closed (kill-switch-state.ts), because a lever that
  * cannot be read is not shown released.
  */
+import { clampTimerMs } from '../../net/timer.js';
 import type { FisClient } from '@aws-sdk/client-fis';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { HttpRequest } from '@smithy/protocol-http';
@@ -83,7 +84,7 @@ type SignedAnswer = { status: number; json: Record<string, unknown> | null; text
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const timer = setTimeout(resolve, clampTimerMs(ms));
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 }

@@ -403,7 +403,11 @@ export class PrometheusSource implements MetricSource {
     // A long window (a budget's SLO window, 30 days) is what the query measures, not a deadline: the read
     // as a whole gets at most DEADLINES.prometheusRead.
     const deadline =
-      this.now() + Math.min(this.budgetMs ?? windowMs, tickDeadline(windowMs, DEADLINES.prometheusRead));
+      this.now() +
+      Math.min(
+        this.budgetMs ?? windowMs,
+        windowMs > 0 ? tickDeadline(windowMs, DEADLINES.prometheusRead) : 0,
+      );
     return Promise.all(queries.map((q) => this.readOne(q, at, windowMs, deadline, signal)));
   }
 

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{B as d,e as n,l as s,u as a}from"./chunk-KMJD4YLG.js";import{j as m}from"./chunk-EGWGNANO.js";import{d as t,f as o}from"./chunk-2RXAXGNB.js";import{i}from"./chunk-RHOFGWNP.js";var p=class extends i.classBuilder().ep({...m}).m(function(r,c,e,f){return[t(e,this.serialize,this.deserialize),o(e,r.getEndpointParameterInstructions())]}).s("FaultInjectionSimulator","GetExperiment",{}).n("FisClient","GetExperimentCommand").f(void 0,void 0).ser(n).de(a).build(){};var l=class extends i.classBuilder().ep({...m}).m(function(r,c,e,f){return[t(e,this.serialize,this.deserialize),o(e,r.getEndpointParameterInstructions())]}).s("FaultInjectionSimulator","StopExperiment",{}).n("FisClient","StopExperimentCommand").f(void 0,void 0).ser(s).de(d).build(){};export{p as a,l as b};
-//# sourceMappingURL=chunk-5EGUR2OL.js.map

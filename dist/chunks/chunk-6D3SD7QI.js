@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-function m(t){return t==null?"n/a":Number.isNaN(t)?"NaN":Number.isFinite(t)?Number.isInteger(t)?String(t):Math.abs(t)>=10**4?t.toFixed(0):String(Number(t.toPrecision(4))):t>0?"+Inf":"-Inf"}function u(t){return`${t<0?"-":"+"}${Math.abs(t).toFixed(1)} s`}function d(t){return`${(t/1e3).toFixed(1)} s`}var r={injection:"injection","last-steady":"the last steady-state measurement",start:"the start of the run"};function o(t){let n=t.timings.injectedAt;if(n!==void 0)return{at:n,kind:"injection",label:r.injection};let i=t.measurements;for(let e=i.length-1;e>=0;e--){let s=i[e];if(s?.phase==="steady")return{at:s.at,kind:"last-steady",label:r["last-steady"]}}return{at:t.startedAt,kind:"start",label:r.start}}function a(t,n){return(n-t.at)/1e3}function f(t,n){return a(o(t),n)}export{m as a,u as b,d as c,o as d,a as e,f};
-//# sourceMappingURL=chunk-6D3SD7QI.js.map

@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+var s={setTimeout:(e,t)=>setTimeout(e,t),clearTimeout:e=>clearTimeout(e)};function T(e){return Number.isNaN(e)?0:Math.min(2147483647,Math.max(0,e))}function d(e,t,o=s){let r=Number.isNaN(t)?0:Math.max(0,t),n,i=!1,u=!1,m=()=>{if(u||r===1/0)return;let f=Math.min(r,2147483647);r-=f,n=o.setTimeout(()=>{u||(r>0?m():e())},f),i&&n?.unref?.()};m();let a={clear(){u=!0,n!==void 0&&o.clearTimeout(n)},unref(){return i=!0,n?.unref?.(),a}};return a}function c(e,t,o=s){return new Promise(r=>{if(t?.aborted||!(e>0))return r();let n=()=>{i.clear(),t?.removeEventListener("abort",n),r()},i=d(n,e,o);t?.addEventListener("abort",n,{once:!0})})}export{T as a,d as b,c};
+//# sourceMappingURL=chunk-GS7M3CAM.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{h as a,x as n}from"./chunk-KMJD4YLG.js";import{j as r}from"./chunk-EGWGNANO.js";import{d as e,f as o}from"./chunk-2RXAXGNB.js";import{i as s}from"./chunk-RHOFGWNP.js";var i=class extends s.classBuilder().ep({...r}).m(function(m,c,t,d){return[e(t,this.serialize,this.deserialize),o(t,m.getEndpointParameterInstructions())]}).s("FaultInjectionSimulator","ListExperiments",{}).n("FisClient","ListExperimentsCommand").f(void 0,void 0).ser(a).de(n).build(){};var E="chaos-gate:",h="chaos-gate:plan",G="chaos-gate:digest";var u="chaos-gate:service",P="chaos-gate:run",C="chaos-gate:attempt",S="chaos-gate:repo",f="chaos-gate:sha";export{i as a,E as b,h as c,G as d,u as e,P as f,C as g,S as h,f as i};
-//# sourceMappingURL=chunk-L3BJ6QN5.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{b as e}from"./chunk-JTX5CRBO.js";var s=class extends e{name="PlanError";constructor(r,t){super(r,t,"plan")}};export{s as a};
-//# sourceMappingURL=chunk-VSRKG4CO.js.map

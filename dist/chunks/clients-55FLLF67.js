@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{a,b}from"./chunk-CT7DAF37.js";import"./chunk-OEO32LPV.js";import"./chunk-C2QTVO7I.js";import"./chunk-EGWGNANO.js";import"./chunk-T2TDHGFB.js";import"./chunk-PIIMG2HQ.js";import"./chunk-JPWVYPH2.js";import"./chunk-2RXAXGNB.js";import"./chunk-RHOFGWNP.js";import"./chunk-EQURLKN3.js";import"./chunk-2BQB2HMG.js";import"./chunk-R6UQIGJM.js";import"./chunk-WTG26QOJ.js";import"./chunk-CZG2LLAG.js";import"./chunk-ZZWVIFMM.js";import"./chunk-ALL5UWPB.js";import"./chunk-BBY7NOI3.js";import"./chunk-UCOMHVQX.js";import"./chunk-BEJXH3YA.js";import"./chunk-UD5UNOSV.js";import"./chunk-BXOVQLUO.js";import"./chunk-7G6JGMPY.js";import"./chunk-25DXEFVI.js";export{a as createAwsClients,b as withFisClient};
-//# sourceMappingURL=clients-55FLLF67.js.map
