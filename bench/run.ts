@@ -25,6 +25,7 @@ import { benchReaction } from './figures/reaction.js';
 import { benchScanFigures } from './figures/scan.js';
 import { benchNotify } from './figures/notify.js';
 import { benchSlowAws } from './figures/slow-aws.js';
+import { benchVerdicts } from './figures/verdicts.js';
 import { notMeasured, type FigureResult } from './lib/stats.js';
 import { ROOT } from './lib/world.js';
 
@@ -43,6 +44,7 @@ const REPETITIONS = {
     slowAws: 3,
     cliStart: 15,
     notify: 5,
+    verdicts: 8,
   },
   quick: {
     reaction: 3,
@@ -54,6 +56,7 @@ const REPETITIONS = {
     slowAws: 2,
     cliStart: 7,
     notify: 3,
+    verdicts: 3,
   },
 } as const;
 
@@ -70,6 +73,7 @@ const GROUPS = [
   'overhead',
   'slow-aws',
   'notify',
+  'verdicts',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -193,9 +197,14 @@ async function main(): Promise<void> {
     figures.push(await benchNotify(reps.notify, log));
   }
 
+  if (wants('verdicts')) {
+    log(`verdicts: ${reps.verdicts} demo runs (both plans) with one core kept busy…`);
+    figures.push(...(await benchVerdicts(reps.verdicts, log)));
+  }
+
   // `overhead` runs on a sandbox of its own (10 s alarm evaluation), below.
   const live = GROUPS.filter(
-    (g) => wants(g) && !['bundle', 'scan', 'cli-start', 'overhead', 'notify'].includes(g),
+    (g) => wants(g) && !['bundle', 'scan', 'cli-start', 'overhead', 'notify', 'verdicts'].includes(g),
   );
   if (live.length > 0) {
     try {

@@ -56,6 +56,31 @@ export function checkFaultMeasurements(plan: Plan, add: Add): void {
       `blindAfter ${blindAfter} failed measurements in a row can never happen: ${during}, so lost telemetry could never stop the run; expected at most ${n}`,
     );
   }
+  // A settle as long as the fault leaves no reading held to the fault bound: the SLI could not fail, so
+  // its `held` would prove nothing. Said once for the hypothesis, once per SLI that sets its own.
+  const tooLong = (settle: number | undefined): settle is number => settle !== undefined && settle >= chain;
+  const settleText = (settle: number, whose: string): string =>
+    `settle ${formatDuration(settle)}${whose} is as long as the fault (${formatDuration(chain)}): no reading would be held to the bound, so the SLI could never fail; expected less than ${formatDuration(chain)}`;
+  const shared = plan.hypothesis.settle;
+  const sharedUsed = plan.hypothesis.slis.some((s) => s.during !== false && s.settle === undefined);
+  if (tooLong(shared) && sharedUsed)
+    add(
+      'settle-exceeds-fault',
+      ['hypothesis', 'settle'],
+      formatDuration(shared),
+      `less than ${formatDuration(chain)}`,
+      settleText(shared, ''),
+    );
+  plan.hypothesis.slis.forEach((sli, i) => {
+    if (sli.during === false || !tooLong(sli.settle)) return;
+    add(
+      'settle-exceeds-fault',
+      ['hypothesis', 'slis', i, 'settle'],
+      formatDuration(sli.settle),
+      `less than ${formatDuration(chain)}`,
+      settleText(sli.settle, ` of SLI ${sli.name}`),
+    );
+  });
   plan.abort.rules.forEach((rule, i) => {
     const needed = Math.ceil(rule.for / interval);
     if (needed <= n) return;

@@ -60,6 +60,7 @@ export type RefusalRule =
   | 'selection-out-of-range'
   | 'blind-after-exceeds-fault'
   | 'abort-for-exceeds-fault'
+  | 'settle-exceeds-fault'
   /** A `<fill in: …>` value a generated plan (`chaos-gate import`) left for its author. */
   | 'placeholder'
   /** Raised by the front doors from the failover model (analysis/), which plan/ cannot import. */

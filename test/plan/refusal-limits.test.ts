@@ -105,6 +105,21 @@ describe('abort.rules[].for ≤ the fault in whole intervals', () => {
   });
 });
 
+describe('settle shorter than the fault (PT1M)', () => {
+  it('accepts 59s, refuses exactly 1m for the hypothesis, and names the SLI whose own settle is too long', () => {
+    expect(refusedBy('settle-exceeds-fault', (p) => void (p.hypothesis.settle = '59s'))).toEqual([]);
+    expect(refusedBy('settle-exceeds-fault', (p) => void (p.hypothesis.settle = '60s'))).toMatchObject([
+      { field: 'hypothesis.settle', value: '1m' },
+    ]);
+    const own = refusedBy('settle-exceeds-fault', (p) => {
+      const slis = p.hypothesis.slis as { settle?: string }[];
+      if (slis[0]) slis[0].settle = '2m';
+    });
+    expect(own).toMatchObject([{ field: 'hypothesis.slis[0].settle', value: '2m' }]);
+    expect(own[0]?.message).toMatch(/could never fail/);
+  });
+});
+
 describe('an action duration ≤ blastRadius.maxActionDuration (60s)', () => {
   // The partition action itself takes PT1M to PT12H (FIS's limit, checked by the schema).
   it('accepts exactly PT60S and PT1M, refuses PT61S with both numbers', () => {
