@@ -67,4 +67,23 @@ describe('scan over a simulated run', () => {
     // At the chosen margin every k aborts at the k-th window: the breach is continuous from window 1.
     expect(r.aborts.map((a) => a.abortWindow)).toEqual([1, 2, 3, 4]);
   });
+
+  it('carries the suggested hypothesis in --json for a held run, as the text report does', async () => {
+    const journal = path.join(mkdtempSync(path.join(tmpdir(), 'cg-scan-')), 'journal.json');
+    const sim = await cli([
+      'simulate',
+      'fixtures/sim-plans/checkout.yaml',
+      '--scenario',
+      'fixtures/scenarios/held.yaml',
+      '--journal',
+      journal,
+    ]);
+    expect(sim.code).toBe(0);
+    const scan = await cli(['scan', journal, '--json']);
+    expect(scan.code).toBe(0);
+    const r = JSON.parse(scan.out) as { suggestion?: { slis: { sli: string; tolerance: unknown }[] | null } };
+    expect(Array.isArray(r.suggestion?.slis)).toBe(true);
+    expect(r.suggestion?.slis?.length).toBeGreaterThan(0);
+    for (const x of r.suggestion?.slis ?? []) expect(typeof x.sli).toBe('string');
+  });
 });

@@ -30,6 +30,7 @@ Options:
   --planned-share X    planned blast radius: a fraction (0.1) or a percentage (10%)
   --sli NAME           journal only: use this ratio SLI's value as the full share instead of the bounds
   --json               print {baseline, windows, margins, chosenMargin, totalDamage, aborts, blastRadius}
+                       and, for a journal, suggestion (settle, tolerance and bound per SLI)
   -h, --help           show this help
 
 ${exitCodesHelp('scan')}`;
@@ -144,7 +145,9 @@ export const scan: CliCommand = {
       }
       throw error;
     }
-    io.out(v.json ? JSON.stringify(report.result, null, 2) : formatScanText(report));
+    // For a journal, `--json` carries the suggested hypothesis beside the scan's result, as the text does.
+    const json = report.suggestion ? { ...report.result, suggestion: report.suggestion } : report.result;
+    io.out(v.json ? JSON.stringify(json, null, 2) : formatScanText(report));
     return 0;
   },
 };
