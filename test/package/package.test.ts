@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../../scripts/bundle.mjs';
-import { OPENAPI_MAJOR, OPENAPI_PACKAGE } from '../../src/sandbox/github/requirement.js';
+import { installCommand, OPENAPI_MAJOR, OPENAPI_PACKAGE } from '../../src/sandbox/github/requirement.js';
 import { BUNDLE_ENV } from '../helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -189,4 +189,20 @@ describe('the tarball installed with --omit=dev', () => {
       await exited;
     }
   }, 60_000);
+});
+
+describe('where the missing GitHub description goes', () => {
+  it.each([
+    ['a project', 'file:///home/me/shop/node_modules/chaos-gate/dist/chunks/a.js', '"/home/me/shop"'],
+    ['a global install', 'file:///usr/lib/node_modules/chaos-gate/dist/chunks/a.js', '"/usr/lib"'],
+    ['a nested install', 'file:///p/node_modules/x/node_modules/chaos-gate/dist/a.js', '"/p/node_modules/x"'],
+  ])('in %s: beside chaos-gate', (_, from, prefix) => {
+    expect(installCommand(from)).toBe(
+      `npm install --prefix ${prefix} --no-save ${OPENAPI_PACKAGE}@${OPENAPI_MAJOR}`,
+    );
+  });
+
+  it('in a clone: the development dependencies', () => {
+    expect(installCommand('file:///work/chaos-gate/src/sandbox/github/requirement.ts')).toMatch(/^npm ci\b/);
+  });
 });
