@@ -17,7 +17,7 @@ export const CLI_START_TARGET_RATIO = 2.5;
 /** Alternations of bare Node and the command per round; the round's sample is min(command) ÷ min(node). */
 const TRIES_PER_ROUND = 3;
 
-/** The plan `validate` checks: the Redis partition plan of the README. */
+/** The plan `validate` checks: the Redis partition fixture plan (fixtures/plans/redis-partition.yaml). */
 const VALIDATE_PLAN = 'fixtures/plans/redis-partition.yaml';
 
 /** The commands measured, by figure id. */

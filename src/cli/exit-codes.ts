@@ -42,6 +42,7 @@ export const COMMAND_EXIT_CODES = {
   scan: { 0: 'scanned', 2: 'an unreadable journal or request log' },
   model: { 0: 'the model predicts the gate passes', 1: 'it predicts the gate fails' },
   sandbox: { 0: 'stopped by SIGINT or SIGTERM', 1: 'it could not start', 2: 'an unreadable config' },
+  init: { 0: 'written (or printed)', 2: 'an FIS action chaos-gate does not know, a name that is not a slug' },
   import: { 0: 'written', 2: 'an unreadable file, not a template, or no such template' },
   kill: {
     0: 'every live experiment verified stopped (--release: the switch released; --status: it is released)',

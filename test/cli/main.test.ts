@@ -50,7 +50,7 @@ describe('chaos-gate', () => {
     expect(await cli(['frobnicate'])).toEqual({
       code: 2,
       out: '',
-      err: "chaos-gate: unknown command 'frobnicate'; expected a command (run, plan, validate, import, simulate, report, demo, measure, scan, model, sandbox, kill), --help or --version",
+      err: "chaos-gate: unknown command 'frobnicate'; expected a command (run, plan, validate, init, import, simulate, report, demo, measure, scan, model, sandbox, kill), --help or --version",
     });
     expect((await cli(['--verbose'])).err).toMatch(
       /^chaos-gate: unknown option '--verbose'; expected a command/,

@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const BASE = readFileSync('fixtures/plans/redis-partition.yaml', 'utf8');
 
-/** The README's plan padded with a comment to exactly `bytes` bytes, written to a file. */
+/** The Redis partition fixture plan padded with a comment to exactly `bytes` bytes, written to a file. */
 function planOfSize(bytes: number): string {
   const pad = bytes - Buffer.byteLength(BASE) - 3;
   const file = join(dir, `plan-${bytes}.yaml`);

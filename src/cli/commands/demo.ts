@@ -156,6 +156,13 @@ async function sandboxDemo(argv: string[], io: CliIo): Promise<number> {
     'out-dir': { type: 'string' },
   });
   noPositionals(positionals);
+  // Before the sandbox starts: an install without development dependencies lacks the GitHub description.
+  const { missingSandboxDependency } = await import('../../sandbox/github/requirement.js');
+  const missing = missingSandboxDependency('demo');
+  if (missing !== undefined) {
+    io.err(`${missing}\n(chaos-gate demo --simulated runs without it.)`);
+    return 1;
+  }
   // Loaded here, not at the top: the action's wiring it uses (@actions/core, @actions/artifact) is
   // heavy, and no other command needs it.
   const { runSandboxDemo } = await import('../demo/sandbox-demo.js');

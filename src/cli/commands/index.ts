@@ -31,6 +31,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./validate.js')).validate,
   },
   {
+    name: 'init',
+    summary: 'write a first plan for an FIS action and a service, commented, that validates as written',
+    load: async () => (await import('./init.js')).init,
+  },
+  {
     name: 'import',
     summary: 'write a plan from an existing FIS experiment template (by id, or a saved JSON/YAML file)',
     load: async () => (await import('./import.js')).importCommand,

@@ -28,6 +28,9 @@ See docs/sandbox.md for every admin route.
 
 ${exitCodesHelp('sandbox')}`;
 
+/** Exit code when the sandbox cannot start (src/cli/exit-codes.ts). */
+const EXIT_COULD_NOT_START = 1;
+
 /** The `sandbox` subcommand. */
 export const sandbox: CliCommand = {
   name: 'sandbox',
@@ -41,6 +44,13 @@ export const sandbox: CliCommand = {
     });
     if (positionals.length > 0)
       throw new UsageError(`unexpected argument '${positionals[0]}'; the sandbox takes options only`);
+    // Before anything starts: an install without development dependencies lacks the GitHub description.
+    const { missingSandboxDependency } = await import('../../sandbox/github/requirement.js');
+    const missing = missingSandboxDependency('sandbox');
+    if (missing !== undefined) {
+      io.err(missing);
+      return EXIT_COULD_NOT_START;
+    }
     // Loaded here, not at the top, so `chaos-gate --help` does not pay for the sandbox.
     const { loadSandboxConfig } = await import('../../sandbox/config.js');
     const { startSandbox } = await import('../../sandbox/server.js');

@@ -4,10 +4,10 @@
  * package index would load every variant (GHES, GHEC, dereferenced copies), some 250 MB.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
+import { missingSandboxDependency, openApiPackageJson } from './requirement.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
@@ -68,8 +68,8 @@ const SCHEMA_ID = 'github-components';
 
 /** Where the description lives in node_modules. */
 export function descriptionPath(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('@octokit/openapi/package.json');
+  const pkg = openApiPackageJson(import.meta.url);
+  if (pkg === undefined) throw new Error(missingSandboxDependency('sandbox', import.meta.url));
   return join(dirname(pkg), 'generated', 'api.github.com.json');
 }
 
