@@ -10,8 +10,10 @@ import {
   notifyingJournal,
   notifySettings,
   parseNotifyTargets,
+  type DeploymentSettings,
   type NotifyOptions,
 } from '../../src/notify/index.js';
+import { serveStandIn, TOKENS } from '../github/serve.js';
 import { secrets } from '../../src/security/redact.js';
 import { simulate, planWith } from '../sim/helpers.js';
 import { startReceiver, type Receiver, type ReceiverMode } from '../helpers/notify-receivers.js';
@@ -270,3 +272,72 @@ describe('notification secrets', () => {
       for (const x of r.received) expect(x.raw).not.toContain(ENV.PAGERDUTY_ROUTING_KEY);
   });
 });
+
+describe('GitHub deployment statuses on a real run', () => {
+  it('the aborted run’s environment gets in_progress then failure; a GitHub that hangs changes no timing', async () => {
+    const served = await serveStandIn({ tokens: TOKENS });
+    try {
+      const deployment = (sha: string) => ({
+        apiUrl: served.url,
+        token: 'ghs-write',
+        owner: 'acme',
+        repo: 'payments',
+        sha,
+        environment: 'staging',
+      });
+      const plain = await baseline('aborted-rule');
+      const ok = await runWith('aborted-rule', deployment('a'.repeat(40)));
+      expect(ok.verdict).toBe('aborted');
+      expect(served.gh.rejected).toEqual([]);
+      expect(served.gh.invalidResponses).toEqual([]);
+      const [d] = [...served.gh.state.deployments.values()];
+      expect(d?.statuses.map((x) => x.state)).toEqual(['in_progress', 'failure']);
+      // The judgement's reason, one line, cut to GitHub's 140 characters.
+      const full = `chaos-gate aborted: ${ok.journal.reason}`;
+      const description = d?.statuses[1]?.description ?? '';
+      expect(description.length).toBeLessThanOrEqual(140);
+      expect(full.startsWith(description.replace(/…$/, ''))).toBe(true);
+      expect(description.length === full.length || description.endsWith('…')).toBe(true);
+      expect(ok.journal.events.filter((e) => e.type === 'notify' && e.data?.error)).toEqual([]);
+
+      served.gh.faults.add({ operation: '*', kind: 'delay', delayMs: 60_000 });
+      const hung = await runWith('aborted-rule', deployment('b'.repeat(40)), {
+        callMs: 600_000,
+        drainMs: 300,
+      });
+      expect(hung.verdict).toBe(plain.verdict);
+      expect(hung.journal.timings).toEqual(plain.timings);
+      const pending = hung.journal.events.filter((e) => e.type === 'notify' && e.data?.pending === true);
+      expect(pending.map((e) => e.data?.sink)).toContain('github-deployment');
+    } finally {
+      served.gh.faults.clear();
+      await served.close();
+    }
+  });
+});
+
+/** Runs `scenario` with only the GitHub deployment sink. */
+async function runWith(
+  scenario: string,
+  deployment: DeploymentSettings,
+  options: Partial<NotifyOptions> = {},
+): Promise<Notified> {
+  const settings = notifySettings([], ENV, deployment);
+  const { result } = await simulate(scenario, {
+    deps: (world) => ({
+      journal: notifyingJournal(
+        new MemoryJournalWriter(),
+        settings && {
+          settings,
+          now: () => world.clock.now(),
+          links: () => ({ run: 'https://github.com/acme/payments/actions/runs/4242' }),
+          callMs: 2_000,
+          drainMs: 5_000,
+          backoffMs: 20,
+          ...options,
+        },
+      ),
+    }),
+  });
+  return { journal: result.journal, events: [], verdict: result.verdict };
+}
