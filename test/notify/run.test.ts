@@ -277,6 +277,8 @@ describe('GitHub deployment statuses on a real run', () => {
   it('the aborted run’s environment gets in_progress then failure; a GitHub that hangs changes no timing', async () => {
     const served = await serveStandIn({ tokens: TOKENS });
     try {
+      // The stand-in compiles GitHub's description on first use: done before the run, not inside a deadline.
+      await warmUp(served.url);
       const deployment = (sha: string) => ({
         apiUrl: served.url,
         token: 'ghs-write',
@@ -290,7 +292,7 @@ describe('GitHub deployment statuses on a real run', () => {
       expect(ok.verdict).toBe('aborted');
       expect(served.gh.rejected).toEqual([]);
       expect(served.gh.invalidResponses).toEqual([]);
-      const [d] = [...served.gh.state.deployments.values()];
+      const [d] = [...served.gh.state.deployments.values()].filter((x) => x.repo === 'payments');
       expect(d?.statuses.map((x) => x.state)).toEqual(['in_progress', 'failure']);
       // The judgement's reason, one line, cut to GitHub's 140 characters.
       const full = `chaos-gate aborted: ${ok.journal.reason}`;
@@ -315,6 +317,23 @@ describe('GitHub deployment statuses on a real run', () => {
     }
   });
 });
+
+/** One request of each operation the sink uses, so the stand-in's validators are compiled. */
+async function warmUp(url: string): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer ghs-write', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const d = (await (
+    await post('/repos/acme/warm-up/deployments', { ref: 'f'.repeat(40), required_contexts: [] })
+  ).json()) as { id: number };
+  await post(`/repos/acme/warm-up/deployments/${d.id}/statuses`, {
+    state: 'success',
+    log_url: 'https://github.com/acme/warm-up/actions/runs/1',
+  });
+}
 
 /** Runs `scenario` with only the GitHub deployment sink. */
 async function runWith(
