@@ -14,6 +14,7 @@ import type { Journal } from '../journal/types.js';
 import { writeOutput } from '../files/write.js';
 import { DEADLINES, withDeadline } from '../net/deadline.js';
 import { errorMessage } from '../errors/message.js';
+import { redactDeep } from '../security/redact.js';
 import {
   TEST_RESULT_PREDICATE_TYPE,
   verdictStatement,
@@ -108,7 +109,8 @@ export function statementFor(journal: Journal, c: AttestContext): VerdictStateme
       reason: journal.reason,
     }),
   );
-  return verdictStatement(journal, { subject, configuration, url: c.runUrl });
+  // What is written and what is signed are the same bytes' worth of facts, with every secret masked.
+  return redactDeep(verdictStatement(journal, { subject, configuration, url: c.runUrl }));
 }
 
 /** Writes the unsigned Statement and, when a subject is named, signs it. Never throws. */

@@ -389,7 +389,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   }
   const { renderSummary } = await import('../report/markdown.js');
   await core.writeSummary(jobSummary(renderSummary(journal), reporter?.fallbacks ?? []));
-  await uploadArtifacts(deps, artifactName, [journalPath, reportPath], workspace);
+  await uploadArtifacts(deps, artifactName, [journalPath, reportPath, attestationPath], workspace);
   const { judgementLines } = await import('../report/progress.js');
   for (const line of judgementLines(journal)) core.info(line);
   announceVerdict(core, verdict, journal.reason ?? 'the run ended without a reason');

@@ -67,7 +67,7 @@ let seq = 0;
 /** One action run in a fresh workspace with a plan and a policy on disk; the engine answers `name`. */
 async function run(
   name: string,
-  o: { with?: Record<string, string>; attest?: Attester; oidc?: boolean } = {},
+  o: { with?: Record<string, string>; attest?: Attester; oidc?: boolean; reason?: string } = {},
 ): Promise<{ code: number; core: Core; ws: string }> {
   const ws = join(dir, `ws-${++seq}`);
   mkdirSync(join(ws, 'chaos'), { recursive: true });
@@ -99,6 +99,7 @@ async function run(
     env,
     runGate: async (req) => {
       const j = journal(name);
+      if (o.reason) j.reason = o.reason;
       mkdirSync(dirname(req.journalPath), { recursive: true });
       writeFileSync(req.journalPath, JSON.stringify(j));
       return j;
@@ -177,6 +178,8 @@ describe('the action’s attestation', () => {
     const calls: AttestRequest[] = [];
     const { code, core, ws } = await run('aborted', {
       with: SUBJECT,
+      // A reason quoting the token (a server echoing a header): masked in what is written and signed.
+      reason: 'error_ratio 0.024 above 0.01; upstream said: bad token ghs-attest-token',
       attest: async (req) => {
         calls.push(req);
         return { attestationID: '123456', tlogID: '777' };
@@ -206,6 +209,9 @@ describe('the action’s attestation', () => {
         token: 'ghs-attest-token',
       },
     ]);
+    expect(JSON.stringify(calls[0]?.predicate)).not.toContain('ghs-attest-token');
+    expect(JSON.stringify(written)).not.toContain('bad token ghs-attest-token');
+    expect(JSON.stringify(written)).toContain('bad token ***');
     expect(core.outputs['attestation-id']).toBe('123456');
     expect(core.outputs['attestation-url']).toBe('https://github.com/acme/shop/attestations/123456');
     expect(core.warnings.filter((w) => w.includes('attestation'))).toEqual([]);
