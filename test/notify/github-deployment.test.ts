@@ -81,7 +81,7 @@ function settings(o: Partial<DeploymentSettings>): DeploymentSettings {
   return { apiUrl: s.url, token: 'ghs-write', owner: 'acme', repo: 'shop', sha: SHA, ...o };
 }
 
-function notifying(deployment: DeploymentSettings, callMs = 2_000): JournalWriter {
+function notifying(deployment: DeploymentSettings, callMs = 10_000): JournalWriter {
   const n = notifySettings([], {}, deployment);
   return notifyingJournal(
     new MemoryJournalWriter(),
@@ -90,7 +90,7 @@ function notifying(deployment: DeploymentSettings, callMs = 2_000): JournalWrite
       now: () => T0 + 6000,
       links: () => ({ run: RUN }),
       callMs,
-      drainMs: 4_000,
+      drainMs: 12_000,
       backoffMs: 10,
     },
   );
@@ -179,9 +179,16 @@ describe('the GitHub deployment sink', () => {
       'error_ratio 0.2 > 0.01',
     );
     s.gh.faults.clear();
+    // A deployment that exists, whose statuses never get an answer in time.
+    const existing = await fetch(`${s.url}/repos/acme/shop/deployments`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer ghs-write', 'content-type': 'application/json' },
+      body: JSON.stringify({ ref: '4'.repeat(40), environment: 'qa', required_contexts: [] }),
+    });
+    const deploymentId = ((await existing.json()) as { id: number }).id;
     s.gh.faults.add({ operation: 'repos/create-deployment-status', kind: 'delay', delayMs: 5_000 });
     const hung = await writeRun(
-      notifying(settings({ sha: '4'.repeat(40), environment: 'qa' }), 300),
+      notifying(settings({ sha: '4'.repeat(40), deploymentId }), 300),
       'deviated',
       'error_ratio 0.2 > 0.01',
     );

@@ -82,8 +82,8 @@ async function run(
               checkRun: 'https://github.com/acme/payments/runs/7',
             }),
             onEvent: (e) => events.push(e),
-            callMs: 2_000,
-            drainMs: 5_000,
+            callMs: 10_000, // a loaded 2-core machine answers late; no test here times a call
+            drainMs: 12_000,
             backoffMs: 20,
             ...options,
           },
@@ -350,8 +350,8 @@ async function runWith(
           settings,
           now: () => world.clock.now(),
           links: () => ({ run: 'https://github.com/acme/payments/actions/runs/4242' }),
-          callMs: 2_000,
-          drainMs: 5_000,
+          callMs: 10_000, // a loaded 2-core machine answers late; no test here times a call
+          drainMs: 12_000,
           backoffMs: 20,
           ...options,
         },

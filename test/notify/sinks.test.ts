@@ -106,8 +106,8 @@ function notifying(rs: Receiver[], env: Record<string, string> = ENV, extra = {}
       settings,
       now: () => T0 + 8000,
       links: () => ({ run: 'https://github.com/acme/shop/actions/runs/1' }),
-      callMs: 2_000,
-      drainMs: 5_000,
+      callMs: 10_000, // a loaded 2-core machine answers late; no test here times a call
+      drainMs: 12_000,
       backoffMs: 10,
       ...extra,
     },
