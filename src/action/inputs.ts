@@ -33,6 +33,17 @@ export interface ActionInputs {
   queueTimeoutMs: number;
   /** `notify`: the notification sinks, one `KIND=URL` per line (their URLs registered as secrets). */
   notify: NotifyTarget[];
+  /** `deployment-id`: an existing GitHub deployment the gate posts its statuses to. */
+  deploymentId: number | undefined;
+  /** `environment`: the GitHub environment the gate's deployment statuses are for. */
+  environment: string | undefined;
+  /**
+   * `attest-subject-name` + `attest-subject-digest`: the artifact the verdict attestation is about;
+   * both or neither.
+   */
+  attestSubject: { name: string; digest: { sha256: string } } | undefined;
+  /** `attestation-path`: where the unsigned in-toto Statement is written, relative to the workspace. */
+  attestationPath: string;
 }
 
 /** A bad input: names the input, the value (unless secret) and the expected form. */
@@ -60,7 +71,14 @@ export const INPUT_DEFAULTS = {
   'journal-path': 'chaos-gate/journal.json',
   'report-path': 'chaos-gate/report.html',
   'queue-timeout': DEFAULT_QUEUE_TIMEOUT,
+  'attestation-path': 'chaos-gate/attestation.intoto.json',
 } as const;
+
+/** A GitHub environment name: at most 255 characters, no line breaks (GitHub's own limit). */
+const ENVIRONMENT_MAX = 255;
+
+/** `sha256:<64 lowercase hex>`, the form `docker inspect`, `sha256sum` and registries give a digest in. */
+const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
 
 /** The YAML 1.2 core-schema booleans, as `core.getBooleanInput` accepts them. */
 const TRUE = new Set(['true', 'True', 'TRUE']);
@@ -134,6 +152,41 @@ export function parseInputs(
     throw error;
   }
 
+  const deploymentText = optional('deployment-id');
+  let deploymentId: number | undefined;
+  if (deploymentText !== undefined) {
+    deploymentId = Number(deploymentText);
+    if (!/^[1-9][0-9]*$/.test(deploymentText) || !Number.isSafeInteger(deploymentId))
+      throw new InputError(
+        'deployment-id',
+        `Input "deployment-id" is "${deploymentText}": expected the numeric id of a GitHub deployment, e.g. \${{ github.event.deployment.id }}.`,
+      );
+  }
+  const environment = optional('environment');
+  if (environment !== undefined && (environment.length > ENVIRONMENT_MAX || /[\r\n]/.test(environment)))
+    throw new InputError(
+      'environment',
+      `Input "environment" is ${environment.length} characters long: expected a GitHub environment name of at most ${ENVIRONMENT_MAX} characters on one line.`,
+    );
+
+  const subjectName = optional('attest-subject-name');
+  const subjectDigest = optional('attest-subject-digest');
+  let attestSubject: ActionInputs['attestSubject'];
+  if (subjectName !== undefined || subjectDigest !== undefined) {
+    if (subjectName === undefined || subjectDigest === undefined)
+      throw new InputError(
+        subjectName === undefined ? 'attest-subject-name' : 'attest-subject-digest',
+        'Inputs "attest-subject-name" and "attest-subject-digest" go together: give both (the artifact and its sha256:<hex> digest) or neither.',
+      );
+    const hex = SHA256_DIGEST.exec(subjectDigest)?.[1];
+    if (!hex)
+      throw new InputError(
+        'attest-subject-digest',
+        `Input "attest-subject-digest" is "${subjectDigest}": expected sha256: followed by 64 lowercase hex digits, e.g. the image digest from docker/build-push-action's digest output.`,
+      );
+    attestSubject = { name: subjectName, digest: { sha256: hex } };
+  }
+
   return {
     plan,
     command: oneOf('command', read('command'), COMMANDS),
@@ -158,6 +211,10 @@ export function parseInputs(
     reportPath: read('report-path'),
     queueTimeoutMs,
     notify,
+    deploymentId,
+    environment,
+    attestSubject,
+    attestationPath: read('attestation-path'),
   };
 }
 

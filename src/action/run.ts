@@ -30,6 +30,7 @@ import { STATE } from './state.js';
 import { outputsFromJournal, outputsWithoutJournal, type ActionOutputs } from './outputs.js';
 import { stepLog, type StepLog } from './step-log.js';
 import { errorMessage } from '../errors/message.js';
+import { attestVerdict, type Attester } from './attest.js';
 
 export { STATE };
 
@@ -108,6 +109,13 @@ export interface ActionDeps {
   stepLog?: boolean | undefined;
   /** Overrides of the GitHub reporter's retry policy (tests shrink the waits). */
   githubRetry?: GitHubReporterOptions['retry'];
+  /**
+   * Signs and stores the verdict attestation (`@actions/attest` in production, a stand-in of that
+   * service in tests); without it, only the unsigned Statement is written.
+   */
+  attest?: Attester | undefined;
+  /** The signing's deadline (default `DEADLINES.attestation`; tests shrink it). */
+  attestDeadlineMs?: number | undefined;
 }
 
 function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
@@ -228,6 +236,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   const roots = outputRoots(workspace, env);
   let journalPath: string;
   let reportPath: string;
+  let attestationPath: string;
   try {
     journalPath = confineOutput(resolve(workspace, inputs.journalPath), {
       what: 'journal (input journal-path)',
@@ -238,6 +247,11 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       what: 'report (input report-path)',
       roots,
       display: inputs.reportPath,
+    });
+    attestationPath = confineOutput(resolve(workspace, inputs.attestationPath), {
+      what: 'attestation (input attestation-path)',
+      roots,
+      display: inputs.attestationPath,
     });
   } catch (err) {
     if (!(err instanceof FileWriteError)) throw err;
@@ -341,6 +355,23 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
 
   await writeFiles(journal, journalPath, reportPath, roots, core);
   setOutputs(core, outputsFromJournal(journal, { journal: journalPath, report: reportPath }));
+  // The verdict is decided and on disk: the attestation says it about the artifact, and never changes it.
+  if (!cancelled)
+    await attestVerdict(journal, {
+      inputs,
+      env,
+      workspace,
+      planFile,
+      policyFile: inputs.policy ? resolve(workspace, inputs.policy) : undefined,
+      journalPath,
+      attestationPath,
+      roots,
+      runUrl: runUrl(env),
+      attester: deps.attest,
+      deadlineMs: deps.attestDeadlineMs,
+      log: core,
+      setOutput: (n, v) => core.setOutput(n, v),
+    });
 
   const artifactName = `chaos-gate-${journal.planId}`;
   if (cancelled) core.warning(`chaos-gate: ${CANCELLED_NOTICE}`);
@@ -358,7 +389,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   }
   const { renderSummary } = await import('../report/markdown.js');
   await core.writeSummary(jobSummary(renderSummary(journal), reporter?.fallbacks ?? []));
-  await uploadArtifacts(deps, artifactName, [journalPath, reportPath], workspace);
+  await uploadArtifacts(deps, artifactName, [journalPath, reportPath, attestationPath], workspace);
   const { judgementLines } = await import('../report/progress.js');
   for (const line of judgementLines(journal)) core.info(line);
   announceVerdict(core, verdict, journal.reason ?? 'the run ended without a reason');

@@ -1,5 +1,5 @@
 /**
- * The concrete parts behind the action: `@actions/core`, `@actions/artifact`, the plan loader for
+ * The concrete parts behind the action: `@actions/core`, `@actions/artifact`, `@actions/attest`, the plan loader for
  * `plan`/`validate`, and the engine for `run` (from `./engine.js`). Only this file and main/post
  * know them; `runFromInputs` sees the `ActionDeps` interface. What one command alone needs (review,
  * validate, the artifact client) is imported when that command runs.
@@ -55,6 +55,17 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
         workspace,
       });
       return { text: formatValidate(result).join('\n'), exitCode: result.valid ? 0 : 2 };
+    },
+    async attest(request) {
+      // Loaded on use: Sigstore's signer and its TUF client are needed only by a run that signs.
+      const { attest } = await import('@actions/attest');
+      const a = await attest({
+        subjects: request.subjects,
+        predicateType: request.predicateType,
+        predicate: request.predicate,
+        token: request.token,
+      });
+      return { attestationID: a.attestationID, tlogID: a.tlogID };
     },
     async uploadArtifact(name, files, root) {
       // Loaded on use: the artifact client (with Azure storage and undici) is a third of the bundle,

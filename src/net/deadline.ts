@@ -109,6 +109,12 @@ export const DEADLINES = {
    * verdict, and GitHub answers these in well under a second, so 10 s is slow enough to be an outage.
    */
   githubRequest: 10_000,
+  /**
+   * Signing and storing the verdict attestation (`@actions/attest`): an OIDC token, a Fulcio
+   * certificate, a Rekor entry and GitHub's attestation store, one after another, once the verdict is
+   * decided. 60 s covers a slow transparency log; the verdict and exit code never wait on it longer.
+   */
+  attestation: 60_000,
 } as const satisfies Record<string, number>;
 
 export type DeadlineName = keyof typeof DEADLINES;

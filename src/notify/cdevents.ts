@@ -9,7 +9,7 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Journal, JournalHeader } from '../journal/types.js';
-import { faultWindow, hypothesisCases, verdictOutcome, type HypothesisCase } from './summary.js';
+import { faultWindow, hypothesisCases, verdictOf, verdictOutcome, type HypothesisCase } from './summary.js';
 import type { RunLinks, Sink, SinkCall, SinkContext, SinkTarget } from './sink.js';
 
 /** The CDEvents specification version the events are written (and tested) against. */
@@ -87,6 +87,7 @@ export class CdEventsSink implements Sink {
       this.call(`testcaserun.finished ${c.name}`, this.caseEvent(j, c)),
     );
     const window = faultWindow(j);
+    const { verdict, reason } = verdictOf(j);
     const e = this.build(
       CDEVENT_TYPES.suiteFinished,
       j,
@@ -94,13 +95,13 @@ export class CdEventsSink implements Sink {
       {
         environment: { id: j.environment },
         testSuite: { id: j.planId, name: j.title, version: j.planDigest },
-        outcome: verdictOutcome(j.verdict),
-        ...(j.verdict === 'aborted' ? { severity: 'high' } : {}),
-        reason: `${j.verdict ?? 'failed'}: ${j.reason ?? 'the run ended without a reason'}`,
+        outcome: verdictOutcome(verdict),
+        ...(verdict === 'aborted' ? { severity: 'high' } : {}),
+        reason: `${verdict}: ${reason}`,
       },
       {
-        verdict: j.verdict,
-        reason: j.reason,
+        verdict,
+        reason,
         exitCode: j.exitCode,
         service: j.service,
         runId: j.runId,
@@ -131,7 +132,14 @@ export class CdEventsSink implements Sink {
         outcome: c.outcome,
         reason: c.reason,
       },
-      { kind: c.kind, bound: c.bound, readings: c.readings, breaches: c.breaches, worst: c.worst },
+      {
+        kind: c.kind,
+        bound: c.bound,
+        readings: c.readings,
+        breaches: c.breaches,
+        tolerated: c.tolerated,
+        worst: c.worst,
+      },
     );
   }
 

@@ -53,10 +53,13 @@ class HttpStatusError extends Error {
   }
 }
 
+/** The sink could not build its request (e.g. the id an earlier call should have returned is missing). */
+class RequestBuildError extends Error {}
+
 /** Worth another attempt: the receiver or the network failed, not the request. */
 function retriable(error: unknown): boolean {
   if (error instanceof HttpStatusError) return error.status >= 500 || error.status === 429;
-  return !(error instanceof DeadlineError);
+  return !(error instanceof DeadlineError) && !(error instanceof RequestBuildError);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -174,7 +177,12 @@ export class Dispatcher {
   }
 
   private async once(call: SinkCall, signal: AbortSignal): Promise<void> {
-    const req = call.request();
+    let req: ReturnType<SinkCall['request']>;
+    try {
+      req = call.request();
+    } catch (error) {
+      throw new RequestBuildError(errorMessage(error));
+    }
     // The one redactor: no registered secret leaves in a body, whoever wrote the text in it.
     const redacted = redactDeep(req.body);
     const body =

@@ -8,7 +8,7 @@
  * (`GRAFANA_TOKEN`) is sent as `Authorization: Bearer` and registered with the redactor.
  */
 import type { Journal, JournalEvent, JournalHeader } from '../journal/types.js';
-import { faultWindow, runTitle } from './summary.js';
+import { faultWindow, runTitle, verdictOf } from './summary.js';
 import type { Sink, SinkCall, SinkContext, SinkRequest, SinkTarget } from './sink.js';
 
 /** The annotations endpoint under a Grafana base URL (a sub-path such as `/grafana` kept). */
@@ -69,12 +69,12 @@ export class GrafanaSink implements Sink {
   finished(j: Journal): SinkCall[] {
     const window = faultWindow(j);
     if (!window) return [];
-    const verdict = j.verdict ?? 'failed';
+    const { verdict, reason } = verdictOf(j);
     const fields = {
       time: window.from,
       timeEnd: window.to,
       tags: this.tags(j, verdict),
-      text: `chaos-gate: ${verdict} — ${html(runTitle(j))}: ${html(j.reason ?? 'the run ended without a reason')}${this.linkHtml()}`,
+      text: `chaos-gate: ${verdict} — ${html(runTitle(j))}: ${html(reason)}${this.linkHtml()}`,
     };
     return [
       {

@@ -9,7 +9,8 @@
  */
 import type { Journal, JournalEvent, JournalHeader, Measurement } from '../journal/types.js';
 import type { JournalFinal, JournalPatch, JournalWriter } from '../journal/writer.js';
-import { redact } from '../security/redact.js';
+import { redact, secrets } from '../security/redact.js';
+import type { DeploymentSettings } from './github-deployment.js';
 import { notifyCredentials, type NotifyCredentials, type NotifyTarget } from './config.js';
 import { Dispatcher, NOTIFY_DEADLINES, type NotifyFailure } from './dispatch.js';
 import { createSinks } from './registry.js';
@@ -18,23 +19,33 @@ import type { NotifyKind, RunLinks, Sink } from './sink.js';
 export { NOTIFY_ENV, parseNotifyTargets, type NotifyTarget } from './config.js';
 export { NOTIFY_DEADLINES } from './dispatch.js';
 export type { RunLinks } from './sink.js';
+export type { DeploymentSettings } from './github-deployment.js';
 
 /** What a front door configured: the targets and their credentials, read and registered once. */
 export interface NotifySettings {
   targets: NotifyTarget[];
   credentials: NotifyCredentials;
+  /** The GitHub deployment the statuses go to (the action's `deployment-id`/`environment`). */
+  deployment?: DeploymentSettings | undefined;
 }
 
 /**
  * The settings of parsed targets: the credentials they need read from `env` (and registered with the
- * redactor); undefined when there are no targets. Throws `BadInputError` for a missing credential.
+ * redactor); undefined when there are no targets and no deployment. Throws `BadInputError` for a
+ * missing credential.
  */
 export function notifySettings(
   targets: readonly NotifyTarget[],
   env: Record<string, string | undefined>,
+  deployment?: DeploymentSettings,
 ): NotifySettings | undefined {
-  if (targets.length === 0) return undefined;
-  return { targets: [...targets], credentials: notifyCredentials(targets, env) };
+  if (targets.length === 0 && !deployment) return undefined;
+  if (deployment) secrets.add(deployment.token);
+  return {
+    targets: [...targets],
+    credentials: notifyCredentials(targets, env),
+    ...(deployment ? { deployment } : {}),
+  };
 }
 
 /** The CI run's page (and the check run's, when its id is known) from GitHub's environment. */
@@ -85,7 +96,12 @@ class NotifyingJournal implements JournalWriter {
     const targets = o.settings.targets.filter((t) => !wanted || wanted.has(t.kind));
     this.unwanted = o.settings.targets.filter((t) => !targets.includes(t));
     this.missing = [...(wanted ?? [])].filter((k) => !o.settings.targets.some((t) => t.kind === k));
-    this.sinks = createSinks(targets, { now: o.now, links: o.links ?? (() => ({})) }, o.settings.credentials);
+    this.sinks = createSinks(
+      targets,
+      { now: o.now, links: o.links ?? (() => ({})) },
+      o.settings.credentials,
+      o.settings.deployment,
+    );
     this.dispatcher = new Dispatcher({
       onFailure: (f) => this.failed(f),
       fetch: o.fetch,

@@ -6,7 +6,7 @@
  * comes from `PAGERDUTY_ROUTING_KEY` and is registered with the redactor.
  */
 import type { Journal, JournalEvent, JournalHeader } from '../journal/types.js';
-import { runTitle } from './summary.js';
+import { runTitle, verdictOf } from './summary.js';
 import type { RunLinks, Sink, SinkCall, SinkContext, SinkTarget } from './sink.js';
 
 /** PagerDuty's documented limit on `payload.summary`. */
@@ -72,13 +72,14 @@ export class PagerDutySink implements Sink {
     if (!this.startSent || this.endSent) return [];
     this.endSent = true;
     const at = j.timings.stopRequestedAt ?? j.timings.finishedAt ?? this.ctx.now();
+    const { verdict, reason } = verdictOf(j);
     return [
       this.change(
         'fault end',
         j,
         at,
-        `chaos-gate: fault window closed without a verified end — ${runTitle(j)}: ${j.verdict ?? 'failed'}: ${j.reason ?? ''}`,
-        { phase: 'fault-end', verdict: j.verdict, verified: false },
+        `chaos-gate: fault window closed without a verified end — ${runTitle(j)}: ${verdict}: ${reason}`,
+        { phase: 'fault-end', verdict, verified: false },
       ),
     ];
   }

@@ -4,6 +4,7 @@
  */
 import { CdEventsSink } from './cdevents.js';
 import type { NotifyCredentials, NotifyTarget } from './config.js';
+import { GitHubDeploymentSink, type DeploymentSettings } from './github-deployment.js';
 import { GrafanaSink } from './grafana.js';
 import { PagerDutySink } from './pagerduty.js';
 import type { NotifyKind, Sink, SinkContext } from './sink.js';
@@ -18,11 +19,18 @@ export const SINKS: Record<NotifyKind, Factory> = {
   grafana: (t, ctx, c) => new GrafanaSink(t, ctx, c.grafanaToken ?? '', c.grafanaDashboardUid, t.display),
 };
 
-/** The sinks of `targets`; credentials checked by `notifyCredentials` beforehand. */
+/**
+ * The sinks of `targets` (credentials checked by `notifyCredentials` beforehand), and the GitHub
+ * deployment sink when the front door configured one.
+ */
 export function createSinks(
   targets: readonly NotifyTarget[],
   ctx: SinkContext,
   credentials: NotifyCredentials,
+  deployment?: DeploymentSettings,
 ): Sink[] {
-  return targets.map((t) => SINKS[t.kind](t, ctx, credentials));
+  return [
+    ...targets.map((t) => SINKS[t.kind](t, ctx, credentials)),
+    ...(deployment ? [new GitHubDeploymentSink(deployment, ctx)] : []),
+  ];
 }

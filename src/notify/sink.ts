@@ -52,9 +52,15 @@ export interface SinkContext {
   now(): number;
 }
 
+/**
+ * What a sink is: a `notify` kind (configured as `KIND=URL`), or the GitHub deployment sink, which the
+ * action configures from its `deployment-id`/`environment` inputs and its token.
+ */
+export type SinkKind = NotifyKind | 'github-deployment';
+
 /** A notification sink. Each hook returns the calls to make; the calls of one sink are made in order. */
 export interface Sink {
-  readonly kind: NotifyKind;
+  readonly kind: SinkKind;
   /** A description without secrets, for logs: `slack https://hooks.slack.com/***`. */
   readonly display: string;
   started(header: JournalHeader): SinkCall[];

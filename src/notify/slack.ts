@@ -7,7 +7,7 @@
  * of more than 50 blocks, so every text is cut to fit and the message has a handful of blocks.
  */
 import type { Journal, JournalHeader, Verdict } from '../journal/types.js';
-import { faultWindow, runTitle, worstSliText } from './summary.js';
+import { faultWindow, runTitle, verdictOf, worstSliText } from './summary.js';
 import type { RunLinks, Sink, SinkCall, SinkContext, SinkTarget } from './sink.js';
 
 /** Slack's limits on what a message may carry. */
@@ -77,8 +77,7 @@ export class SlackSink implements Sink {
   }
 
   finished(j: Journal): SinkCall[] {
-    const verdict = j.verdict ?? 'failed';
-    const reason = j.reason ?? 'the run ended without a reason';
+    const { verdict, reason } = verdictOf(j);
     const worst = worstSliText(j);
     const window = faultWindow(j);
     const links = this.ctx.links();

@@ -1,11 +1,18 @@
 /**
- * What every sink says about a finished run, read from the journal: the verdict and reason the engine
- * recorded, the fault window from its timings, and per SLI and expectation what the measurements show.
- * Nothing here judges the run again: the verdict is the journal's, and the per-hypothesis facts
- * (breached readings, worst value, observed or not) are counts of what was recorded.
+ * What every sink says about a finished run, read from the run's one judgement (`journal.judgement`,
+ * src/journal/judgement.ts): the verdict, its reason, and per SLI and expectation what the judgement
+ * decided, with its counts. Nothing here counts readings or judges again; the fault window is the
+ * journal's timings.
  */
-import type { Journal, JournalHeader, SliValue, Verdict } from '../journal/types.js';
+import type { Journal, JournalHeader, Verdict } from '../journal/types.js';
 import { formatValue } from '../journal/format.js';
+import {
+  judgementOf,
+  outsideText,
+  type ExpectationJudgement,
+  type ExpectationStatus,
+  type SliJudgement,
+} from '../journal/judgement.js';
 
 /** The CDEvents outcome vocabulary, shared by the other sinks' wording. */
 export type Outcome = 'success' | 'failure' | 'cancel' | 'error';
@@ -38,98 +45,112 @@ export function faultWindow(j: Journal): { from: number; to: number } | undefine
   return { from: t.injectedAt, to: Math.max(to, t.injectedAt) };
 }
 
-/** One SLI or expectation of the hypothesis, as the fault-phase measurements recorded it. */
+/** One SLI or expectation of the hypothesis, as the run's one judgement decided it. */
 export interface HypothesisCase {
   kind: 'sli' | 'expectation';
   name: string;
   bound: string;
   outcome: Outcome;
-  /** Readings taken while the fault was on, and how many of them breached the bound. */
+  /** Judged readings taken while the fault was on, and how many of them were outside the bound. */
   readings: number;
   breaches: number;
-  /** The worst value read (furthest past the bound's side), or null when nothing was read. */
+  /** The worst value read (furthest on the bound's wrong side), or null when nothing was read. */
   worst: number | null;
+  /** Outside readings the plan's tolerance forgave (the SLI held with them). */
+  tolerated: number;
   reason: string;
 }
 
-/** The value furthest on the bad side of a bound written as `<= x`, `>= x` or `in [a, b]`. */
-function worstOf(values: number[], bound: string): number | null {
-  if (values.length === 0) return null;
-  if (/^\s*</.test(bound)) return Math.max(...values);
-  if (/^\s*>/.test(bound)) return Math.min(...values);
-  return values[values.length - 1] ?? null;
+/**
+ * An SLI's outcome: held with every judged reading present is a success, beyond its bound or tolerance
+ * a failure; held with readings that had no data cannot be called a pass (error), and one not judged
+ * during the fault says nothing (cancel).
+ */
+function sliOutcome(s: SliJudgement): Outcome {
+  if (s.held === false) return 'failure';
+  if (s.held === null || !s.fault || s.fault.measured === 0) return 'cancel';
+  return s.fault.noData > 0 ? 'error' : 'success';
 }
 
-function sliCase(j: Journal, name: string, bound: string): HypothesisCase {
-  const readings: SliValue[] = j.measurements
-    .filter((m) => m.phase === 'fault')
-    .flatMap((m) => (m.slis[name] ? [m.slis[name]] : []));
-  const breached = readings.filter((r) => r.status === 'breach');
-  const finite = (rs: SliValue[]): number[] =>
-    rs.flatMap((r) => (typeof r.value === 'number' && Number.isFinite(r.value) ? [r.value] : []));
-  const worst = worstOf(finite(breached.length > 0 ? breached : readings), bound);
-  const blind = readings.filter((r) => r.status === 'no-data' || r.status === 'error').length;
-  const outcome: Outcome =
-    readings.length === 0 ? 'cancel' : breached.length > 0 ? 'failure' : blind > 0 ? 'error' : 'success';
-  const reason =
-    readings.length === 0
-      ? 'not measured while the fault was on'
-      : `${breached.length} of ${readings.length} readings during the fault breached ${bound}` +
-        (worst === null ? '' : `; worst ${formatValue(worst)}`) +
-        (blind > 0 ? `; ${blind} without data` : '');
+function sliCase(s: SliJudgement): HypothesisCase {
+  const f = s.fault;
+  const worst = f?.worst?.value ?? f?.extreme?.value ?? null;
+  const blind = f && f.noData > 0 ? `; ${f.noData} without data` : '';
   return {
     kind: 'sli',
-    name,
-    bound,
-    outcome,
-    readings: readings.length,
-    breaches: breached.length,
-    worst,
-    reason,
+    name: s.name,
+    bound: f?.bound ?? '',
+    outcome: sliOutcome(s),
+    readings: f?.measured ?? 0,
+    breaches: f?.outside ?? 0,
+    worst: typeof worst === 'number' && Number.isFinite(worst) ? worst : null,
+    tolerated: s.tolerated,
+    reason: outsideText(s) + (worst === null || !f ? '' : `; worst ${formatValue(worst)}`) + blind,
   };
 }
 
-function expectationCase(j: Journal, name: string, bound: string, withinMs: number): HypothesisCase {
-  const readings = j.measurements.filter((m) => m.phase === 'fault').flatMap((m) => m.expect?.[name] ?? []);
-  const observed = j.events.some((e) => e.type === 'expectation-observed' && e.data?.expectation === name);
-  const outcome: Outcome = observed ? 'success' : readings.length === 0 ? 'cancel' : 'failure';
-  const reason = observed
-    ? `observed ${bound} within ${formatValue(withinMs / 1000)} s of the injection`
-    : readings.length === 0
-      ? 'not measured while the fault was on'
-      : `not observed ${bound} within ${formatValue(withinMs / 1000)} s of the injection`;
-  const values = readings.flatMap((r) => (typeof r.value === 'number' ? [r.value] : []));
+const EXPECTATION_OUTCOME: Record<ExpectationStatus, Outcome> = {
+  met: 'success',
+  late: 'failure',
+  unmet: 'failure',
+  blind: 'error',
+  'cut-short': 'cancel',
+};
+
+function expectationCase(e: ExpectationJudgement): HypothesisCase {
+  const bound = e.bound ?? '';
+  const within = `${formatValue(e.withinMs / 1000)} s`;
+  const reason: Record<ExpectationStatus, string> = {
+    met: `observed ${bound} within ${within} of the injection`,
+    late: `observed ${bound} only after the ${within} it was given`,
+    unmet: `not observed ${bound} within ${within} of the injection`,
+    blind: `not observed ${bound}, and its readings had no data within ${within} of the injection`,
+    'cut-short': `not observed ${bound} before the gate stopped the fault, inside its ${within}`,
+  };
+  const worst = e.seen?.value ?? e.range?.[1] ?? null;
   return {
     kind: 'expectation',
-    name,
+    name: e.name,
     bound,
-    outcome,
-    readings: readings.length,
-    breaches: observed ? 0 : readings.length,
-    worst: values.length > 0 ? (values[values.length - 1] ?? null) : null,
-    reason,
+    outcome: EXPECTATION_OUTCOME[e.status],
+    readings: e.measured,
+    breaches: e.status === 'met' ? 0 : e.measured,
+    worst,
+    tolerated: 0,
+    reason: reason[e.status],
   };
 }
 
-/** Every SLI and expectation of the hypothesis as the journal recorded them. */
+/**
+ * Every SLI judged during the fault and every expectation, as the run's one judgement
+ * (`journal.judgement`) decided them; nothing is counted again here. An SLI held only to its steady
+ * bound is not a case of the hypothesis.
+ */
 export function hypothesisCases(j: Journal): HypothesisCase[] {
+  const judgement = judgementOf(j);
   return [
-    ...j.slis.map((s) => sliCase(j, s.name, s.bound)),
-    ...(j.expectations ?? []).map((e) => expectationCase(j, e.name, e.bound, e.withinMs)),
+    ...judgement.slis.filter((s) => s.during).map(sliCase),
+    ...judgement.expectations.map(expectationCase),
   ];
 }
 
-/** The SLI with the most breached readings during the fault, if any breached. */
+/** The verdict and its reason: the judgement's, the same words every report shows. */
+export function verdictOf(j: Journal): { verdict: Verdict; reason: string } {
+  const judgement = judgementOf(j);
+  return { verdict: judgement.verdict, reason: judgement.reason };
+}
+
+/** The SLI with the most outside readings during the fault, if any was outside its bound. */
 export function worstSli(j: Journal): HypothesisCase | undefined {
   const breached = hypothesisCases(j).filter((c) => c.kind === 'sli' && c.breaches > 0);
   return breached.sort((a, b) => b.breaches - a.breaches)[0];
 }
 
-/** `worst SLI: error_ratio 0.31 (<= 0.01), 12 of 20 readings breached`, or that none breached. */
+/** `error_ratio 0.31 (bound <= 0.01), 12 of 20 readings outside`, or that none was outside. */
 export function worstSliText(j: Journal): string {
   const w = worstSli(j);
-  if (!w) return 'no SLI breached its bound during the fault';
-  return `${w.name} ${w.worst === null ? 'n/a' : formatValue(w.worst)} (bound ${w.bound}), ${w.breaches} of ${w.readings} readings breached`;
+  if (!w) return 'no SLI was outside its bound during the fault';
+  return `${w.name} ${w.worst === null ? 'n/a' : formatValue(w.worst)} (bound ${w.bound}), ${w.breaches} of ${w.readings} readings outside`;
 }
 
 /** `payments-api`/`staging` and the plan id, for headlines. */

@@ -6,12 +6,15 @@ const DIR = new URL('../../.github/workflows/examples/', import.meta.url);
 
 interface Step {
   uses?: string;
+  run?: string;
   with?: Record<string, string>;
 }
 interface Job {
   permissions?: Record<string, string>;
   steps?: Step[];
   needs?: string | string[];
+  if?: string;
+  environment?: string;
 }
 
 function load(file: string): { jobs: Record<string, Job> } {
@@ -28,6 +31,11 @@ function needed(step: Step): Record<string, string> {
     if (w['check-run'] !== 'false') need.checks = 'write';
   }
   if (w.findings === 'issue') need.issues = 'write';
+  if (w.environment || w['deployment-id']) need.deployments = 'write';
+  if (w['attest-subject-name']) {
+    need['id-token'] = 'write';
+    need.attestations = 'write';
+  }
   if (command === 'plan' && w['pr-comment'] !== 'false') need['pull-requests'] = 'write';
   return need;
 }
@@ -59,9 +67,30 @@ describe('example workflows', () => {
     });
   }
 
-  it('the deploy example promotes only after the gate (needs:)', () => {
+  it('the deploy example promotes only after the gate (needs:) and a PASSED attestation of this run', () => {
     const wf = load('canary-gated-deploy.yml');
-    expect(wf.jobs.promote?.needs).toBe('chaos-gate');
+    expect(wf.jobs.promote?.needs).toContain('chaos-gate');
     expect(wf.jobs['chaos-gate']?.needs).toBe('canary');
+    // The gate names its environment as an input: a job `environment:` would add a deployment of its own.
+    expect(wf.jobs['chaos-gate']?.environment).toBeUndefined();
+    const gate = wf.jobs['chaos-gate']?.steps?.find((s) => s.uses?.includes('/chaos-gate@'));
+    expect(gate?.with).toMatchObject({
+      environment: 'staging',
+      'attest-subject-name': expect.stringContaining('needs.canary.outputs'),
+      'attest-subject-digest': expect.stringContaining('needs.canary.outputs.digest'),
+    });
+    const verify = wf.jobs.promote?.steps?.find((s) => s.run?.includes('gh attestation verify'))?.run ?? '';
+    expect(verify).toContain('--predicate-type https://in-toto.io/attestation/test-result/v0.1');
+    // A signature alone is no pass: a FAILED verdict is signed too.
+    expect(verify).toMatch(/predicate\.result == "PASSED"/);
+    expect(verify).toMatch(/predicate\.url == \$run/);
+    expect(wf.jobs.promote?.permissions).toMatchObject({ attestations: 'read' });
+  });
+
+  it('the deploy example has an un-skippable required check: it always runs and fails unless the gate succeeded', () => {
+    const job = load('canary-gated-deploy.yml').jobs['gate-passed'];
+    expect(job?.needs).toBe('chaos-gate');
+    expect(job?.if).toBe('always()');
+    expect(job?.steps?.map((s) => s.run ?? '').join('\n')).toMatch(/test "\$RESULT" = success/);
   });
 });

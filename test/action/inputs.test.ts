@@ -27,7 +27,46 @@ describe('action inputs', () => {
       reportPath: 'chaos-gate/report.html',
       queueTimeoutMs: 600_000,
       notify: [],
+      deploymentId: undefined,
+      environment: undefined,
+      attestSubject: undefined,
+      attestationPath: 'chaos-gate/attestation.intoto.json',
     });
+  });
+
+  it('reads the deployment and the attestation subject, refusing a malformed id or digest by name', () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const parsed = parseInputs(
+      inputs({
+        plan: 'p',
+        'deployment-id': '4242',
+        environment: 'staging',
+        'attest-subject-name': 'ghcr.io/acme/checkout',
+        'attest-subject-digest': digest,
+      }),
+    );
+    expect(parsed).toMatchObject({
+      deploymentId: 4242,
+      environment: 'staging',
+      attestSubject: { name: 'ghcr.io/acme/checkout', digest: { sha256: 'ab'.repeat(32) } },
+    });
+    const refused = (values: Record<string, string>): InputError => {
+      try {
+        parseInputs(inputs({ plan: 'p', ...values }));
+      } catch (err) {
+        return err as InputError;
+      }
+      throw new Error('accepted');
+    };
+    expect(refused({ 'deployment-id': '12abc' })).toMatchObject({
+      input: 'deployment-id',
+      message: expect.stringContaining('"12abc": expected the numeric id'),
+    });
+    expect(refused({ 'attest-subject-name': 'app' })).toMatchObject({ input: 'attest-subject-digest' });
+    expect(
+      refused({ 'attest-subject-name': 'app', 'attest-subject-digest': `sha512:${'a'.repeat(64)}` }),
+    ).toMatchObject({ input: 'attest-subject-digest', message: expect.stringContaining('64 lowercase hex') });
+    expect(refused({ environment: 'a\nb' })).toMatchObject({ input: 'environment' });
   });
 
   it('parses every input given explicitly', () => {
@@ -185,6 +224,11 @@ describe('action inputs', () => {
       'report-path',
       'queue-timeout',
       'notify',
+      'deployment-id',
+      'environment',
+      'attest-subject-name',
+      'attest-subject-digest',
+      'attestation-path',
     ];
     expect(Object.keys(action.inputs).sort()).toEqual([...names].sort());
     for (const [name, spec] of Object.entries(action.inputs)) {
@@ -195,6 +239,9 @@ describe('action inputs', () => {
       expect(action.inputs[name]?.default, name).toBe(value);
     expect(Object.keys(action.outputs).sort()).toEqual([
       'abort-latency-ms',
+      'attestation',
+      'attestation-id',
+      'attestation-url',
       'budget-remaining',
       'experiment-id',
       'journal',

@@ -278,3 +278,49 @@ describe('GitHub stand-in', () => {
     expect(c.body).toBe('mine');
   });
 });
+
+describe('GitHub stand-in deployments', () => {
+  const sha = 'd'.repeat(40);
+
+  it('creates a deployment and its statuses as GitHub describes them, and refuses what GitHub refuses', async () => {
+    const before = s.gh.invalidResponses.length;
+    // The gate's own check run is still in progress: without required_contexts GitHub checks it first.
+    await call('POST', '/repos/acme/shop/check-runs', { name: 'gate', head_sha: sha, status: 'in_progress' });
+    const blocked = await call('POST', '/repos/acme/shop/deployments', { ref: sha, environment: 'staging' });
+    expect(blocked.status).toBe(409);
+    const created = await call('POST', '/repos/acme/shop/deployments', {
+      ref: sha,
+      environment: 'staging',
+      auto_merge: false,
+      required_contexts: [],
+      transient_environment: false,
+      production_environment: false,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ sha, environment: 'staging', production_environment: false });
+    const id = created.json.id as number;
+    const status = await call('POST', `/repos/acme/shop/deployments/${id}/statuses`, {
+      state: 'in_progress',
+      log_url: 'https://github.com/acme/shop/actions/runs/7',
+      description: 'chaos-gate: fault injected',
+    });
+    expect(status.status).toBe(201);
+    expect(status.json).toMatchObject({
+      state: 'in_progress',
+      target_url: 'https://github.com/acme/shop/actions/runs/7',
+      environment: 'staging',
+    });
+    const long = await call('POST', `/repos/acme/shop/deployments/${id}/statuses`, {
+      state: 'success',
+      description: 'x'.repeat(141),
+    });
+    expect(long.status).toBe(422);
+    const badState = await call('POST', `/repos/acme/shop/deployments/${id}/statuses`, { state: 'held' });
+    expect(badState.status).toBe(422);
+    const missing = await call('POST', '/repos/acme/shop/deployments/999999/statuses', { state: 'success' });
+    expect(missing.status).toBe(404);
+    const list = await call('GET', `/repos/acme/shop/deployments/${id}/statuses`);
+    expect(list.json.map((x: Loose) => x.state)).toEqual(['in_progress']);
+    expect(s.gh.invalidResponses.slice(before)).toEqual([]);
+  });
+});

@@ -10,8 +10,10 @@ import {
   notifyingJournal,
   notifySettings,
   parseNotifyTargets,
+  type DeploymentSettings,
   type NotifyOptions,
 } from '../../src/notify/index.js';
+import { serveStandIn, TOKENS } from '../github/serve.js';
 import { secrets } from '../../src/security/redact.js';
 import { simulate, planWith } from '../sim/helpers.js';
 import { startReceiver, type Receiver, type ReceiverMode } from '../helpers/notify-receivers.js';
@@ -80,8 +82,8 @@ async function run(
               checkRun: 'https://github.com/acme/payments/runs/7',
             }),
             onEvent: (e) => events.push(e),
-            callMs: 2_000,
-            drainMs: 5_000,
+            callMs: 10_000, // a loaded 2-core machine answers late; no test here times a call
+            drainMs: 12_000,
             backoffMs: 20,
             ...options,
           },
@@ -270,3 +272,91 @@ describe('notification secrets', () => {
       for (const x of r.received) expect(x.raw).not.toContain(ENV.PAGERDUTY_ROUTING_KEY);
   });
 });
+
+describe('GitHub deployment statuses on a real run', () => {
+  it('the aborted run’s environment gets in_progress then failure; a GitHub that hangs changes no timing', async () => {
+    const served = await serveStandIn({ tokens: TOKENS });
+    try {
+      // The stand-in compiles GitHub's description on first use: done before the run, not inside a deadline.
+      await warmUp(served.url);
+      const deployment = (sha: string) => ({
+        apiUrl: served.url,
+        token: 'ghs-write',
+        owner: 'acme',
+        repo: 'payments',
+        sha,
+        environment: 'staging',
+      });
+      const plain = await baseline('aborted-rule');
+      const ok = await runWith('aborted-rule', deployment('a'.repeat(40)));
+      expect(ok.verdict).toBe('aborted');
+      expect(served.gh.rejected).toEqual([]);
+      expect(served.gh.invalidResponses).toEqual([]);
+      const [d] = [...served.gh.state.deployments.values()].filter((x) => x.repo === 'payments');
+      expect(d?.statuses.map((x) => x.state)).toEqual(['in_progress', 'failure']);
+      // The judgement's reason, one line, cut to GitHub's 140 characters.
+      const full = `chaos-gate aborted: ${ok.journal.reason}`;
+      const description = d?.statuses[1]?.description ?? '';
+      expect(description.length).toBeLessThanOrEqual(140);
+      expect(full.startsWith(description.replace(/…$/, ''))).toBe(true);
+      expect(description.length === full.length || description.endsWith('…')).toBe(true);
+      expect(ok.journal.events.filter((e) => e.type === 'notify' && e.data?.error)).toEqual([]);
+
+      served.gh.faults.add({ operation: '*', kind: 'delay', delayMs: 60_000 });
+      const hung = await runWith('aborted-rule', deployment('b'.repeat(40)), {
+        callMs: 600_000,
+        drainMs: 300,
+      });
+      expect(hung.verdict).toBe(plain.verdict);
+      expect(hung.journal.timings).toEqual(plain.timings);
+      const pending = hung.journal.events.filter((e) => e.type === 'notify' && e.data?.pending === true);
+      expect(pending.map((e) => e.data?.sink)).toContain('github-deployment');
+    } finally {
+      served.gh.faults.clear();
+      await served.close();
+    }
+  });
+});
+
+/** One request of each operation the sink uses, so the stand-in's validators are compiled. */
+async function warmUp(url: string): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer ghs-write', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const d = (await (
+    await post('/repos/acme/warm-up/deployments', { ref: 'f'.repeat(40), required_contexts: [] })
+  ).json()) as { id: number };
+  await post(`/repos/acme/warm-up/deployments/${d.id}/statuses`, {
+    state: 'success',
+    log_url: 'https://github.com/acme/warm-up/actions/runs/1',
+  });
+}
+
+/** Runs `scenario` with only the GitHub deployment sink. */
+async function runWith(
+  scenario: string,
+  deployment: DeploymentSettings,
+  options: Partial<NotifyOptions> = {},
+): Promise<Notified> {
+  const settings = notifySettings([], ENV, deployment);
+  const { result } = await simulate(scenario, {
+    deps: (world) => ({
+      journal: notifyingJournal(
+        new MemoryJournalWriter(),
+        settings && {
+          settings,
+          now: () => world.clock.now(),
+          links: () => ({ run: 'https://github.com/acme/payments/actions/runs/4242' }),
+          callMs: 10_000, // a loaded 2-core machine answers late; no test here times a call
+          drainMs: 12_000,
+          backoffMs: 20,
+          ...options,
+        },
+      ),
+    }),
+  });
+  return { journal: result.journal, events: [], verdict: result.verdict };
+}

@@ -11,7 +11,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import { privateUser, type Identity, type Origins } from './entities.js';
 import { loadDescription, type Operation } from './spec.js';
-import { GitHubState, type StoredAnnotation, type StoredCheckRun, type StoredIssue } from './state.js';
+import {
+  GitHubState,
+  type StoredAnnotation,
+  type StoredCheckRun,
+  type StoredDeployment,
+  type StoredDeploymentStatus,
+  type StoredIssue,
+} from './state.js';
 import { handleIntrospection } from './introspect.js';
 import { GitHubFaults } from './faults.js';
 import { errorMessage } from '../../errors/message.js';
@@ -21,6 +28,8 @@ export type {
   StoredAnnotation,
   StoredCheckRun,
   StoredComment,
+  StoredDeployment,
+  StoredDeploymentStatus,
   StoredIssue,
   StoredPull,
   PullSeed,
@@ -108,6 +117,12 @@ const BODY_LIMITED = new Set([
   'issues/create-comment',
   'issues/update-comment',
 ]);
+
+/**
+ * A deployment status's `description`: "The maximum description length is 140 characters" (REST docs,
+ * create a deployment status); the request schema states no maxLength, so it is checked by hand.
+ */
+export const MAX_DEPLOYMENT_STATUS_DESCRIPTION = 140;
 
 /** Request bodies above this are refused before parsing; GitHub's own cap is not documented. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -512,6 +527,121 @@ function makeRoutes(state: GitHubState, tokens: Record<string, TokenSpec>): Reco
       );
     },
 
+    'repos/create-deployment': (ctx) => {
+      const b = ctx.body;
+      const owner = str(ctx.params.owner);
+      const repo = str(ctx.params.repo);
+      const ref = str(b.ref);
+      // A SHA stands for itself; a branch resolves to the head of a pull request that names it.
+      const sha = /^[0-9a-f]{7,40}$/.test(ref)
+        ? ref
+        : state.pulls.find((p) => sameRepo(p, ctx) && p.head.ref === ref)?.head.sha;
+      if (!sha) return validationFailed(`No ref found for: ${ref}`, [], 'ref');
+      // Without `required_contexts`, GitHub verifies every status context of the ref first: a check
+      // run that has not succeeded (the gate's own, in progress) blocks the deployment with a 409.
+      if (!Array.isArray(b.required_contexts)) {
+        const failing = [...state.checkRuns.values()].filter(
+          (c) => sameRepo(c, ctx) && c.head_sha === sha && c.conclusion !== 'success',
+        );
+        if (failing.length > 0)
+          return basicError(
+            409,
+            `Conflict: Commit status checks failed for ${ref}. (${failing.map((c) => c.name).join(', ')})`,
+          );
+      } else {
+        const names = new Set(
+          [...state.checkRuns.values()]
+            .filter((c) => sameRepo(c, ctx) && c.head_sha === sha && c.conclusion === 'success')
+            .map((c) => c.name),
+        );
+        const missing = (b.required_contexts as unknown[]).map(str).filter((n) => !names.has(n));
+        if (missing.length > 0)
+          return basicError(409, `Conflict: Commit status checks failed for ${ref}. (${missing.join(', ')})`);
+      }
+      const environment = typeof b.environment === 'string' ? b.environment : 'production';
+      const at = state.time();
+      const d: StoredDeployment = {
+        id: state.id(),
+        owner,
+        repo,
+        sha,
+        ref,
+        task: typeof b.task === 'string' ? b.task : 'deploy',
+        payload:
+          typeof b.payload === 'string' || (typeof b.payload === 'object' && b.payload !== null)
+            ? (b.payload as Record<string, unknown> | string)
+            : {},
+        environment,
+        description: typeof b.description === 'string' ? b.description : b.description === null ? null : '',
+        transient_environment: b.transient_environment === true,
+        production_environment:
+          typeof b.production_environment === 'boolean'
+            ? b.production_environment
+            : environment === 'production',
+        creator: ctx.user,
+        created_at: at,
+        updated_at: at,
+        statuses: [],
+      };
+      state.deployments.set(d.id, d);
+      return { status: 201, body: state.deploymentJson(ctx.origins, d) };
+    },
+    'repos/get-deployment': (ctx) => {
+      const d = state.deployments.get(num(ctx.params.deployment_id));
+      return d && sameRepo(d, ctx) ? ok(state.deploymentJson(ctx.origins, d)) : notFound();
+    },
+    'repos/create-deployment-status': (ctx) => {
+      const d = state.deployments.get(num(ctx.params.deployment_id));
+      if (!d || !sameRepo(d, ctx)) return notFound();
+      const b = ctx.body;
+      const description = typeof b.description === 'string' ? b.description : '';
+      if (description.length > MAX_DEPLOYMENT_STATUS_DESCRIPTION)
+        return validationFailed(
+          `Validation Failed: description is too long (maximum is ${MAX_DEPLOYMENT_STATUS_DESCRIPTION} characters)`,
+          [],
+          'description',
+        );
+      const logUrl =
+        typeof b.log_url === 'string' ? b.log_url : typeof b.target_url === 'string' ? b.target_url : '';
+      const environment = typeof b.environment === 'string' ? b.environment : d.environment;
+      const st: StoredDeploymentStatus = {
+        id: state.id(),
+        state: str(b.state),
+        description,
+        environment,
+        log_url: logUrl,
+        environment_url: typeof b.environment_url === 'string' ? b.environment_url : '',
+        creator: ctx.user,
+        created_at: state.time(),
+      };
+      // `auto_inactive` (default true): a success retires the earlier successful deployments of the
+      // same environment, unless they are transient or production ones.
+      if (st.state === 'success' && b.auto_inactive !== false) {
+        for (const other of state.deployments.values()) {
+          const last = other.statuses.at(-1);
+          if (
+            other !== d &&
+            sameRepo(other, ctx) &&
+            other.environment === environment &&
+            !other.transient_environment &&
+            !other.production_environment &&
+            last?.state === 'success'
+          )
+            other.statuses.push({ ...last, id: state.id(), state: 'inactive', created_at: st.created_at });
+        }
+      }
+      d.statuses.push(st);
+      d.updated_at = st.created_at;
+      return { status: 201, body: state.deploymentStatusJson(ctx.origins, d, st) };
+    },
+    'repos/list-deployment-statuses': (ctx) => {
+      const d = state.deployments.get(num(ctx.params.deployment_id));
+      if (!d || !sameRepo(d, ctx)) return notFound();
+      return paginate(
+        ctx,
+        [...d.statuses].reverse().map((st) => state.deploymentStatusJson(ctx.origins, d, st)),
+      );
+    },
     'pulls/get': (ctx) => {
       const p = state.pulls.find((x) => sameRepo(x, ctx) && x.number === num(ctx.params.pull_number));
       return p ? ok(state.pullJson(ctx.origins, p)) : notFound();

@@ -5,7 +5,7 @@
  *
  * | route | does |
  * |---|---|
- * | `GET /_sandbox/state` | check runs (with every annotation), comments, issues, pull requests |
+ * | `GET /_sandbox/state` | check runs (with every annotation), comments, issues, pull requests, deployments (with every status) |
  * | `GET /_sandbox/rejected` | requests refused for not matching GitHub's description, and invalid responses |
  * | `GET /_sandbox/requests` | every API request: method, path, operation, status |
  * | `POST /_sandbox/pulls` | opens a pull request: `{owner, repo, headSha, baseSha?, headRef?, headOwner?, title?}` |
@@ -95,6 +95,7 @@ export function handleIntrospection(
   if (method === 'GET' && route === 'state') {
     reply(res, 200, {
       checkRuns: [...state.checkRuns.values()],
+      deployments: [...state.deployments.values()],
       comments: state.comments,
       issues: state.issues,
       pulls: state.pulls,

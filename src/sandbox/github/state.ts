@@ -84,6 +84,36 @@ export interface StoredPull {
   created_at: string;
 }
 
+export interface StoredDeployment {
+  id: number;
+  owner: string;
+  repo: string;
+  sha: string;
+  ref: string;
+  task: string;
+  payload: Record<string, unknown> | string;
+  environment: string;
+  description: string | null;
+  transient_environment: boolean;
+  production_environment: boolean;
+  creator: Identity;
+  created_at: string;
+  updated_at: string;
+  /** Every status posted, oldest first. */
+  statuses: StoredDeploymentStatus[];
+}
+
+export interface StoredDeploymentStatus {
+  id: number;
+  state: string;
+  description: string;
+  environment: string;
+  log_url: string;
+  environment_url: string;
+  creator: Identity;
+  created_at: string;
+}
+
 export interface PullSeed {
   owner: string;
   repo: string;
@@ -102,6 +132,7 @@ export class GitHubState {
   readonly comments: StoredComment[] = [];
   readonly issues: StoredIssue[] = [];
   readonly pulls: StoredPull[] = [];
+  readonly deployments = new Map<number, StoredDeployment>();
   private nextId = 1000;
   private readonly numbers = new Map<string, number>();
   private readonly repoIds = new Map<string, number>();
@@ -230,6 +261,53 @@ export class GitHubState {
           },
         },
       })),
+    };
+  }
+
+  deploymentJson(o: Origins, d: StoredDeployment): Record<string, unknown> {
+    const url = `${o.api}/repos/${d.owner}/${d.repo}/deployments/${d.id}`;
+    return {
+      url,
+      id: d.id,
+      node_id: nodeId('Deployment', d.id),
+      sha: d.sha,
+      ref: d.ref,
+      task: d.task,
+      payload: d.payload,
+      original_environment: d.environment,
+      environment: d.environment,
+      description: d.description,
+      creator: simpleUser(o, d.creator),
+      created_at: d.created_at,
+      updated_at: d.updated_at,
+      statuses_url: `${url}/statuses`,
+      repository_url: `${o.api}/repos/${d.owner}/${d.repo}`,
+      transient_environment: d.transient_environment,
+      production_environment: d.production_environment,
+      performed_via_github_app: actionsApp(o, d.created_at),
+    };
+  }
+
+  deploymentStatusJson(o: Origins, d: StoredDeployment, st: StoredDeploymentStatus): Record<string, unknown> {
+    const deploymentUrl = `${o.api}/repos/${d.owner}/${d.repo}/deployments/${d.id}`;
+    return {
+      url: `${deploymentUrl}/statuses/${st.id}`,
+      id: st.id,
+      node_id: nodeId('DeploymentStatus', st.id),
+      state: st.state,
+      creator: simpleUser(o, st.creator),
+      description: st.description,
+      environment: st.environment,
+      // GitHub copies `log_url` into the legacy `target_url`.
+      target_url: st.log_url,
+      created_at: st.created_at,
+      updated_at: st.created_at,
+      deployment_url: deploymentUrl,
+      repository_url: `${o.api}/repos/${d.owner}/${d.repo}`,
+      // Optional in the description and `uri`-formatted: left out rather than sent empty.
+      ...(st.environment_url ? { environment_url: st.environment_url } : {}),
+      ...(st.log_url ? { log_url: st.log_url } : {}),
+      performed_via_github_app: actionsApp(o, st.created_at),
     };
   }
 
