@@ -109,6 +109,11 @@ export const DEADLINES = {
    * verdict, and GitHub answers these in well under a second, so 10 s is slow enough to be an outage.
    */
   githubRequest: 10_000,
+  /**
+   * One artifact download for `history`: the redirect and the zip from blob storage. A journal artifact
+   * is a few MB; 60 s is far past a slow link, and a history without one run is said so, not waited on.
+   */
+  githubArtifactDownload: 60_000,
 } as const satisfies Record<string, number>;
 
 export type DeadlineName = keyof typeof DEADLINES;
