@@ -33,6 +33,8 @@ export interface ActionInputs {
   queueTimeoutMs: number;
   /** `notify`: the notification sinks, one `KIND=URL` per line (their URLs registered as secrets). */
   notify: NotifyTarget[];
+  /** `history`: a directory of past journals a policy's `requires` is checked against. */
+  history: string | undefined;
 }
 
 /** A bad input: names the input, the value (unless secret) and the expected form. */
@@ -158,6 +160,7 @@ export function parseInputs(
     reportPath: read('report-path'),
     queueTimeoutMs,
     notify,
+    history: optional('history'),
   };
 }
 

@@ -185,6 +185,7 @@ describe('action inputs', () => {
       'report-path',
       'queue-timeout',
       'notify',
+      'history',
     ];
     expect(Object.keys(action.inputs).sort()).toEqual([...names].sort());
     for (const [name, spec] of Object.entries(action.inputs)) {
