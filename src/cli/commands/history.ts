@@ -11,8 +11,10 @@ import { forEachJournal, type UnreadJournal } from '../../journal/collect.js';
 import { planHistories, runEntry, untested, type RunEntry } from '../../journal/history.js';
 import { renderHistoryHtml, renderHistoryMarkdown, type HistoryView } from '../../report/history.js';
 import { formatDuration, parseDuration } from '../../plan/duration.js';
-import { loadPlan, PlanError } from '../../plan/load.js';
-import { forLog } from '../../security/log-text.js';
+import { loadPlan, MAX_PLAN_BYTES, PlanError } from '../../plan/load.js';
+import { readFileBoundedSync } from '../../files/read.js';
+import { parse as parseYaml } from 'yaml';
+import { forLog, logLines } from '../../security/log-text.js';
 import { parseFlags, UsageError, writeCliOutput, type CliCommand, type CliIo } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
@@ -56,18 +58,30 @@ function positiveInt(flag: string, value: string | undefined, dflt: number): num
   return Number(value);
 }
 
-/** Plan ids, services and environments of the plan files named; a bad plan file is bad input. */
+/**
+ * Plan ids, services and environments of the plan files named. A file named is a plan (a bad one is bad
+ * input); in a directory, a YAML file without a plan's `id`, `hypothesis` and `fis` (a policy, a
+ * scenario) is passed over and said so.
+ */
 async function knownPlans(
   paths: readonly string[],
+  note: (line: string) => void,
 ): Promise<{ planId: string; service: string; environment: string }[]> {
   const files: string[] = [];
   for (const p of paths) {
     const s = statSync(p, { throwIfNoEntry: false });
-    if (!s) throw new UsageError(`--plans ${p}: no such file or directory; expected a plan file or a directory of them`);
-    if (!s.isDirectory()) files.push(p);
-    else
-      for (const name of readdirSync(p).sort())
-        if (/\.ya?ml$/i.test(name) && statSync(join(p, name)).isFile()) files.push(join(p, name));
+    if (!s)
+      throw new UsageError(`--plans ${p}: no such file or directory; expected a plan file or a directory of them`);
+    if (!s.isDirectory()) {
+      files.push(p);
+      continue;
+    }
+    for (const name of readdirSync(p).sort()) {
+      const file = join(p, name);
+      if (!/\.ya?ml$/i.test(name) || !statSync(file).isFile()) continue;
+      if (looksLikePlan(file)) files.push(file);
+      else note(`--plans: passed over ${file}: not a plan (no id, hypothesis and fis)`);
+    }
   }
   const out: { planId: string; service: string; environment: string }[] = [];
   for (const file of [...new Set(files)]) {
@@ -75,6 +89,18 @@ async function knownPlans(
     out.push({ planId: plan.id, service: plan.service, environment: plan.environment });
   }
   return out;
+}
+
+/** A YAML mapping with the keys every plan has; anything unparseable is left to the plan loader. */
+function looksLikePlan(file: string): boolean {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileBoundedSync(file, { what: 'plan file', maxBytes: MAX_PLAN_BYTES }).text);
+  } catch {
+    return true;
+  }
+  if (typeof doc !== 'object' || doc === null) return true;
+  return ['id', 'hypothesis', 'fis'].every((k) => k in doc);
 }
 
 export const history: CliCommand = {
@@ -122,10 +148,13 @@ export const history: CliCommand = {
     }
     let known: Awaited<ReturnType<typeof knownPlans>> = [];
     try {
-      known = await knownPlans((v.plans ?? []).map((p) => resolve(io.cwd, p)));
+      known = await knownPlans(
+        (v.plans ?? []).map((p) => resolve(io.cwd, p)),
+        (line) => io.err(forLog(line)),
+      );
     } catch (error) {
       if (!(error instanceof PlanError)) throw error;
-      io.err(forLog(error.message));
+      io.err(logLines(error.message));
       return EXIT_BAD_INPUT;
     }
     const entries: RunEntry[] = [];
