@@ -6,6 +6,7 @@
  * is allowed on proof, never on the absence of a failure.
  */
 import type { Gate } from '../engine/gates.js';
+import { formatDuration as humanDuration } from '../journal/format.js';
 import { lastVerdict, type RunEntry } from '../journal/history.js';
 import { formatDuration } from '../plan/duration.js';
 import type { LoadedPolicy } from './policy.js';
@@ -47,7 +48,7 @@ export function requirementProblem(
   if (last.verdict !== 'held')
     return `${needs}: the last run of plan ${rule.plan} in environment ${rule.environment} (run ${last.runId}, ${iso(last.startedAt)}) was ${last.verdict}, not held (${at}); ${expected}`;
   if (last.startedAt < now - rule.within)
-    return `${needs}: the last held run of plan ${rule.plan} in environment ${rule.environment} (run ${last.runId}) started ${iso(last.startedAt)}, ${formatDuration(now - last.startedAt)} ago, older than ${formatDuration(rule.within)} (${at}); ${expected}`;
+    return `${needs}: the last held run of plan ${rule.plan} in environment ${rule.environment} (run ${last.runId}) started ${iso(last.startedAt)}, ${humanDuration(now - last.startedAt)} ago, older than ${formatDuration(rule.within)} (${at}); ${expected}`;
   return undefined;
 }
 
