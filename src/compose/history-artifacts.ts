@@ -70,7 +70,12 @@ export async function downloadJournalArtifacts(
           artifacts.downloadArtifact(a.id, {
             path,
             ...(a.digest ? { expectedHash: a.digest } : {}),
-            findBy: { token: o.token, workflowRunId: runId, repositoryOwner: o.owner, repositoryName: o.repo },
+            findBy: {
+              token: o.token,
+              workflowRunId: runId,
+              repositoryOwner: o.owner,
+              repositoryName: o.repo,
+            },
           }),
         DEADLINES.githubArtifactDownload,
         `download of ${where}`,
@@ -78,7 +83,10 @@ export async function downloadJournalArtifacts(
       if (result.digestMismatch) {
         // Its files are not read as journals: a changed journal is no evidence.
         rmSync(path, { recursive: true, force: true });
-        problems.push({ file: where, error: `${where}: its content does not match the digest GitHub recorded at upload` });
+        problems.push({
+          file: where,
+          error: `${where}: its content does not match the digest GitHub recorded at upload`,
+        });
         continue;
       }
       downloaded++;

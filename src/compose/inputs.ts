@@ -56,4 +56,3 @@ export function readHistory(paths: readonly string[] | undefined): VerdictHistor
   const unread = forEachJournal(paths, (journal, file) => entries.push(runEntry(journal, file)));
   return { entries, unread: unread.map((u) => u.error), source: paths.join(', ') };
 }
-

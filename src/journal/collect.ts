@@ -37,7 +37,11 @@ export function journalFiles(paths: readonly string[]): { files: string[]; unrea
   };
   for (const path of paths) {
     const s = statSync(path, { throwIfNoEntry: false });
-    if (!s) unread.push({ file: path, error: `${path}: no such file or directory; expected a journal file or a directory of them` });
+    if (!s)
+      unread.push({
+        file: path,
+        error: `${path}: no such file or directory; expected a journal file or a directory of them`,
+      });
     else if (s.isDirectory()) walk(path, 0);
     else files.push(path);
   }

@@ -143,9 +143,7 @@ export function planHistories(entries: readonly RunEntry[]): PlanHistory[] {
       planChanges,
     });
   }
-  return out.sort(
-    (a, b) => a.planId.localeCompare(b.planId) || a.environment.localeCompare(b.environment),
-  );
+  return out.sort((a, b) => a.planId.localeCompare(b.planId) || a.environment.localeCompare(b.environment));
 }
 
 /** What has not been exercised (its fault run) since `since`, and when it last was. */
@@ -198,7 +196,9 @@ export function untested(
   const services = [...lastService.entries()]
     .filter(([, at]) => at === undefined || at < since)
     .map(([service, at]) => ({ service, ...(at !== undefined ? { lastExercisedAt: at } : {}) }))
-    .sort((a, b) => (a.lastExercisedAt ?? 0) - (b.lastExercisedAt ?? 0) || a.service.localeCompare(b.service));
+    .sort(
+      (a, b) => (a.lastExercisedAt ?? 0) - (b.lastExercisedAt ?? 0) || a.service.localeCompare(b.service),
+    );
   return { plans, services };
 }
 

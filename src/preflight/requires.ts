@@ -78,7 +78,8 @@ export function requiresGate(loaded: LoadedPolicy, history: VerdictHistory | und
           data: { gate: 'requires', plan: rule.plan, environment: rule.environment, met: false },
         });
       });
-      if (problems.length === 0) return { pass: true, note: `every rung this one needs held (${loaded.file})` };
+      if (problems.length === 0)
+        return { pass: true, note: `every rung this one needs held (${loaded.file})` };
       return { pass: false, verdict: 'refused', reason: problems.join('; ') };
     },
   };

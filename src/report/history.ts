@@ -61,7 +61,9 @@ function totalSpent(runs: readonly RunEntry[]): string {
 }
 
 function ago(now: number, at: number | undefined): string {
-  return at === undefined ? 'never (in this history)' : `${isoTime(at)} (${formatDuration(Math.max(0, now - at))} ago)`;
+  return at === undefined
+    ? 'never (in this history)'
+    : `${isoTime(at)} (${formatDuration(Math.max(0, now - at))} ago)`;
 }
 
 /** The history as job-summary Markdown (within GitHub's 1 MiB). */
@@ -92,7 +94,10 @@ export function renderHistoryMarkdown(view: HistoryView): string {
     );
   }
   out.push('', ...untestedMarkdown(view), '');
-  out.push(`Key: ${(Object.keys(SHORT) as Verdict[]).map((v) => `${SHORT[v]} ${v}`).join(' · ')} · ⏳ unfinished`, '');
+  out.push(
+    `Key: ${(Object.keys(SHORT) as Verdict[]).map((v) => `${SHORT[v]} ${v}`).join(' · ')} · ⏳ unfinished`,
+    '',
+  );
   return trimToLimit(out.join('\n'), JOB_SUMMARY_LIMIT_BYTES, 'job summary', 'bytes');
 }
 
@@ -110,11 +115,15 @@ function untestedMarkdown(view: HistoryView): string[] {
   if (plans.length) {
     out.push('| plan | environment | service | last exercised |', '|---|---|---|---|');
     for (const p of plans)
-      out.push(`| ${mdCell(p.planId)} | ${mdCell(p.environment)} | ${mdCell(p.service)} | ${mdCell(ago(view.now, p.lastExercisedAt))} |`);
+      out.push(
+        `| ${mdCell(p.planId)} | ${mdCell(p.environment)} | ${mdCell(p.service)} | ${mdCell(ago(view.now, p.lastExercisedAt))} |`,
+      );
     out.push('');
   }
   if (services.length) {
-    out.push(`Services none of whose plans was exercised: ${services.map((s) => `${mdText(s.service)} (last ${mdText(ago(view.now, s.lastExercisedAt))})`).join(', ')}.`);
+    out.push(
+      `Services none of whose plans was exercised: ${services.map((s) => `${mdText(s.service)} (last ${mdText(ago(view.now, s.lastExercisedAt))})`).join(', ')}.`,
+    );
   }
   return out;
 }

@@ -17,7 +17,17 @@ import { relabelled, writeJournal } from './journals.js';
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t), tty: false, env, cwd: process.cwd() } };
+  return {
+    out,
+    err,
+    io: {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      tty: false,
+      env,
+      cwd: process.cwd(),
+    },
+  };
 }
 
 const DAY = 86_400_000;
@@ -27,14 +37,58 @@ const NOW = Date.now();
 function history(dir: string): void {
   const checkout: Verdict[] = ['held', 'held', 'deviated', 'held'];
   checkout.forEach((verdict, i) =>
-    writeJournal(dir, `checkout-${i}`, relabelled({ planId: 'checkout', service: 'checkout', verdict, runId: String(100 + i), startedAt: NOW - (4 - i) * DAY, planDigest: 'd1' })),
+    writeJournal(
+      dir,
+      `checkout-${i}`,
+      relabelled({
+        planId: 'checkout',
+        service: 'checkout',
+        verdict,
+        runId: String(100 + i),
+        startedAt: NOW - (4 - i) * DAY,
+        planDigest: 'd1',
+      }),
+    ),
   );
   (['held', 'deviated'] as Verdict[]).forEach((verdict, i) =>
-    writeJournal(dir, `search-${i}`, relabelled({ planId: 'search', service: 'search', verdict, runId: String(200 + i), startedAt: NOW - (2 - i) * DAY, planDigest: `s${i}` })),
+    writeJournal(
+      dir,
+      `search-${i}`,
+      relabelled({
+        planId: 'search',
+        service: 'search',
+        verdict,
+        runId: String(200 + i),
+        startedAt: NOW - (2 - i) * DAY,
+        planDigest: `s${i}`,
+      }),
+    ),
   );
   // Exercised 20 days ago, then only refused (nothing injected): untested within 7 days.
-  writeJournal(dir, 'payments-0', relabelled({ planId: 'payments', service: 'payments', verdict: 'held', runId: '300', startedAt: NOW - 20 * DAY, planDigest: 'p' }));
-  writeJournal(dir, 'payments-1', relabelled({ planId: 'payments', service: 'payments', verdict: 'refused', runId: '301', startedAt: NOW - DAY, planDigest: 'p' }));
+  writeJournal(
+    dir,
+    'payments-0',
+    relabelled({
+      planId: 'payments',
+      service: 'payments',
+      verdict: 'held',
+      runId: '300',
+      startedAt: NOW - 20 * DAY,
+      planDigest: 'p',
+    }),
+  );
+  writeJournal(
+    dir,
+    'payments-1',
+    relabelled({
+      planId: 'payments',
+      service: 'payments',
+      verdict: 'refused',
+      runId: '301',
+      startedAt: NOW - DAY,
+      planDigest: 'p',
+    }),
+  );
 }
 
 describe('history', () => {
@@ -43,7 +97,20 @@ describe('history', () => {
     history(dir);
     const html = join(dir, 'history.html');
     const c = io();
-    const code = await main(['history', dir, '--period', '7d', '--plans', 'fixtures/sim-plans/checkout.yaml', '--markdown', '--html', html], c.io);
+    const code = await main(
+      [
+        'history',
+        dir,
+        '--period',
+        '7d',
+        '--plans',
+        'fixtures/sim-plans/checkout.yaml',
+        '--markdown',
+        '--html',
+        html,
+      ],
+      c.io,
+    );
     expect(code, c.err.join('\n')).toBe(0);
     const md = c.out.join('\n');
     const row = (plan: string): string => md.split('\n').find((l) => l.startsWith(`| ${plan} |`)) ?? '';
@@ -55,7 +122,9 @@ describe('history', () => {
     expect(row('payments')).toContain('| ✅ ⛔ |');
     const untestedPart = md.slice(md.indexOf('### Not exercised within 7 d'));
     expect(untestedPart).toMatch(/\| payments \| staging \| payments \| \d{4}-.* \(20 d ago\) \|/);
-    expect(untestedPart).toContain('| checkout-redis-partition | staging | checkout | never (in this history) |');
+    expect(untestedPart).toContain(
+      '| checkout-redis-partition | staging | checkout | never (in this history) |',
+    );
     expect(untestedPart).not.toMatch(/\| checkout \| staging/);
     expect(untestedPart).toContain('Services none of whose plans was exercised: payments');
     const page = readFileSync(html, 'utf8');
@@ -66,11 +135,34 @@ describe('history', () => {
   });
 
   it('counts one run once and leaves an unfinished run out of the flakiness', () => {
-    const held = relabelled({ planId: 'a', verdict: 'held', runId: '1', startedAt: NOW - 3 * DAY, planDigest: 'x' });
-    const crashed = relabelled({ planId: 'a', verdict: 'deviated', runId: '2', startedAt: NOW - 2 * DAY, planDigest: 'x' });
+    const held = relabelled({
+      planId: 'a',
+      verdict: 'held',
+      runId: '1',
+      startedAt: NOW - 3 * DAY,
+      planDigest: 'x',
+    });
+    const crashed = relabelled({
+      planId: 'a',
+      verdict: 'deviated',
+      runId: '2',
+      startedAt: NOW - 2 * DAY,
+      planDigest: 'x',
+    });
     crashed.complete = false;
-    const again = relabelled({ planId: 'a', verdict: 'held', runId: '3', startedAt: NOW - DAY, planDigest: 'x' });
-    const entries = [runEntry(held, 'f1'), runEntry(held, 'artifact'), runEntry(crashed, 'f2'), runEntry(again, 'f3')];
+    const again = relabelled({
+      planId: 'a',
+      verdict: 'held',
+      runId: '3',
+      startedAt: NOW - DAY,
+      planDigest: 'x',
+    });
+    const entries = [
+      runEntry(held, 'f1'),
+      runEntry(held, 'artifact'),
+      runEntry(crashed, 'f2'),
+      runEntry(again, 'f3'),
+    ];
     const [h] = planHistories(entries);
     expect(h?.runs.map((r) => r.verdict)).toEqual(['held', null, 'held']);
     expect(h?.flaky).toEqual({ pairs: 0, changes: 0 });
@@ -81,7 +173,11 @@ describe('history', () => {
     let served: Served;
     const env: Record<string, string | undefined> = {};
     beforeAll(async () => {
-      served = await serveStandIn({ tokens: { 'ghs-read': { login: 'github-actions[bot]', id: 41898282, type: 'Bot', installation: true } } });
+      served = await serveStandIn({
+        tokens: {
+          'ghs-read': { login: 'github-actions[bot]', id: 41898282, type: 'Bot', installation: true },
+        },
+      });
       // The toolkit reads the API URL from the environment, as on a runner.
       env.GITHUB_API_URL = process.env.GITHUB_API_URL;
       process.env.GITHUB_API_URL = served.url;
@@ -94,12 +190,42 @@ describe('history', () => {
 
     it('downloads the journal artifacts of past runs with @actions/artifact and renders them; expired and other artifacts are passed over', async () => {
       const journal = (verdict: Verdict, runId: string, daysAgo: number): string =>
-        JSON.stringify(relabelled({ planId: 'checkout', verdict, runId, startedAt: NOW - daysAgo * DAY, planDigest: 'd' }));
+        JSON.stringify(
+          relabelled({ planId: 'checkout', verdict, runId, startedAt: NOW - daysAgo * DAY, planDigest: 'd' }),
+        );
       const { state } = served.gh;
-      state.addArtifact({ owner: 'acme', repo: 'shop', name: 'chaos-gate-checkout', runId: 501, files: { 'chaos-gate/journal.json': journal('held', '501', 3), 'chaos-gate/report.html': '<!doctype html>' } });
-      state.addArtifact({ owner: 'acme', repo: 'shop', name: 'chaos-gate-checkout', runId: 502, files: { 'chaos-gate/journal.json': journal('deviated', '502', 2) } });
-      state.addArtifact({ owner: 'acme', repo: 'shop', name: 'chaos-gate-checkout', runId: 400, expired: true, files: { 'chaos-gate/journal.json': journal('held', '400', 60) } });
-      state.addArtifact({ owner: 'acme', repo: 'shop', name: 'coverage', runId: 502, files: { 'lcov.json': '{}' } });
+      state.addArtifact({
+        owner: 'acme',
+        repo: 'shop',
+        name: 'chaos-gate-checkout',
+        runId: 501,
+        files: {
+          'chaos-gate/journal.json': journal('held', '501', 3),
+          'chaos-gate/report.html': '<!doctype html>',
+        },
+      });
+      state.addArtifact({
+        owner: 'acme',
+        repo: 'shop',
+        name: 'chaos-gate-checkout',
+        runId: 502,
+        files: { 'chaos-gate/journal.json': journal('deviated', '502', 2) },
+      });
+      state.addArtifact({
+        owner: 'acme',
+        repo: 'shop',
+        name: 'chaos-gate-checkout',
+        runId: 400,
+        expired: true,
+        files: { 'chaos-gate/journal.json': journal('held', '400', 60) },
+      });
+      state.addArtifact({
+        owner: 'acme',
+        repo: 'shop',
+        name: 'coverage',
+        runId: 502,
+        files: { 'lcov.json': '{}' },
+      });
       const dir = mkdtempSync(join(tmpdir(), 'cg-history-artifacts-'));
       const c = io({ GITHUB_TOKEN: 'ghs-read', GITHUB_REPOSITORY: 'acme/shop', GITHUB_API_URL: served.url });
       const code = await main(['history', '--artifacts', dir], c.io);

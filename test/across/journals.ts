@@ -33,7 +33,6 @@ export interface Relabel {
 export function relabelled(r: Relabel): Journal {
   const j = fixtureJournal(r.verdict);
   const shift = r.startedAt - j.startedAt;
-  const move = (t: number | undefined): number | undefined => (t === undefined ? undefined : t + shift);
   j.planId = r.planId;
   j.runId = r.runId;
   j.title = `${r.planId} title`;
@@ -43,11 +42,15 @@ export function relabelled(r: Relabel): Journal {
   if (r.planDigest) j.planDigest = r.planDigest;
   for (const m of j.measurements) m.at += shift;
   for (const e of j.events) e.at += shift;
-  for (const k of Object.keys(j.timings) as (keyof Journal['timings'])[]) j.timings[k] = move(j.timings[k]);
+  for (const k of Object.keys(j.timings) as (keyof Journal['timings'])[]) {
+    const t = j.timings[k];
+    if (t !== undefined) j.timings[k] = t + shift;
+  }
   // The fixtures predate per-action states: say, as FIS would, that the fault ran, and let the reader
   // judge the journal again (its verdict and reason stay the fixture's).
   const inject = j.events.find((e) => e.type === 'inject');
-  if (inject) j.events.push({ at: inject.at, type: 'experiment-state', message: 'running', data: { injected: true } });
+  if (inject)
+    j.events.push({ at: inject.at, type: 'experiment-state', message: 'running', data: { injected: true } });
   delete j.judgement;
   return j;
 }

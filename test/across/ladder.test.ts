@@ -14,7 +14,17 @@ import { relabelled, writeJournal } from './journals.js';
 function io() {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t), tty: false, env: {}, cwd: process.cwd() } };
+  return {
+    out,
+    err,
+    io: {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      tty: false,
+      env: {},
+      cwd: process.cwd(),
+    },
+  };
 }
 
 const L = 'fixtures/ladder';
@@ -26,7 +36,14 @@ async function rung(
   journal?: string,
 ): Promise<{ code: number; out: string }> {
   const c = io();
-  const args = ['simulate', `${L}/${name}.yaml`, '--scenario', SCENARIO, '--policy', `${L}/policy-${name === 'staging-canary' ? 'staging' : name}.yaml`];
+  const args = [
+    'simulate',
+    `${L}/${name}.yaml`,
+    '--scenario',
+    SCENARIO,
+    '--policy',
+    `${L}/policy-${name === 'staging-canary' ? 'staging' : name}.yaml`,
+  ];
   if (history) args.push('--history', history);
   if (journal) args.push('--journal', journal);
   const code = await main(args, c.io);
@@ -37,22 +54,48 @@ describe('promotion ladder', () => {
   it('refuses the production canary without a history, naming the rung, the policy line and what it expects', async () => {
     const r = await rung('production-canary', undefined);
     expect(r.code).toBe(2);
-    expect(r.out).toMatch(/^refused: requires: this rung needs the rung "staging canary" to have held first, but no verdict history was given/m);
+    expect(r.out).toMatch(
+      /^refused: requires: this rung needs the rung "staging canary" to have held first, but no verdict history was given/m,
+    );
     expect(r.out).toContain(`${L}/policy-production-canary.yaml:6, requires[0]`);
-    expect(r.out).toMatch(/expected plan checkout-staging-canary's last run in environment staging to be held and to have started within 7d \(since \d{4}-/);
+    expect(r.out).toMatch(
+      /expected plan checkout-staging-canary's last run in environment staging to be held and to have started within 7d \(since \d{4}-/,
+    );
   });
 
   it("refuses while the narrower rung's last run deviated, or held too long ago", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-ladder-'));
     const now = Date.now();
-    writeJournal(dir, 'old-held', relabelled({ planId: 'checkout-staging-canary', verdict: 'held', runId: '1', startedAt: now - 10 * 86_400_000 }));
+    writeJournal(
+      dir,
+      'old-held',
+      relabelled({
+        planId: 'checkout-staging-canary',
+        verdict: 'held',
+        runId: '1',
+        startedAt: now - 10 * 86_400_000,
+      }),
+    );
     let r = await rung('production-canary', dir);
     expect(r.code).toBe(2);
-    expect(r.out).toMatch(/the last held run of plan checkout-staging-canary in environment staging \(run 1\) started .*, 10 d ago, older than 7d/);
-    writeJournal(dir, 'deviated', relabelled({ planId: 'checkout-staging-canary', verdict: 'deviated', runId: '2', startedAt: now - 86_400_000 }));
+    expect(r.out).toMatch(
+      /the last held run of plan checkout-staging-canary in environment staging \(run 1\) started .*, 10 d ago, older than 7d/,
+    );
+    writeJournal(
+      dir,
+      'deviated',
+      relabelled({
+        planId: 'checkout-staging-canary',
+        verdict: 'deviated',
+        runId: '2',
+        startedAt: now - 86_400_000,
+      }),
+    );
     r = await rung('production-canary', dir);
     expect(r.code).toBe(2);
-    expect(r.out).toMatch(/the last run of plan checkout-staging-canary in environment staging \(run 2, .*\) was deviated, not held/);
+    expect(r.out).toMatch(
+      /the last run of plan checkout-staging-canary in environment staging \(run 2, .*\) was deviated, not held/,
+    );
   });
 
   it('climbs rung by rung: each wider rung runs once the narrower one held, and production still waits for its canary', async () => {
@@ -60,7 +103,9 @@ describe('promotion ladder', () => {
     expect((await rung('staging-canary', undefined, join(dir, 'staging-canary.json'))).code).toBe(0);
     const early = await rung('production', dir);
     expect(early.code).toBe(2);
-    expect(early.out).toMatch(/needs the rung "production canary" to have held first: the verdict history .* has no finished run of plan checkout-production-canary in environment production \(.*policy-production\.yaml:6, requires\[0\]\)/);
+    expect(early.out).toMatch(
+      /needs the rung "production canary" to have held first: the verdict history .* has no finished run of plan checkout-production-canary in environment production \(.*policy-production\.yaml:6, requires\[0\]\)/,
+    );
     const canary = await rung('production-canary', dir, join(dir, 'production-canary.json'));
     expect(canary.code, canary.out).toBe(0);
     expect(canary.out).toMatch(/^held: /m);

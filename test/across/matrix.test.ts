@@ -17,7 +17,17 @@ import { relabelled, writeJournal } from './journals.js';
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t), tty: false, env, cwd: process.cwd() } };
+  return {
+    out,
+    err,
+    io: {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      tty: false,
+      env,
+      cwd: process.cwd(),
+    },
+  };
 }
 
 const T0 = Date.UTC(2026, 10, 2, 2, 17);
@@ -33,7 +43,16 @@ describe('report --matrix', () => {
     const verdicts = VERDICTS.filter((v) => v !== 'refused');
     for (let i = 0; i < 20; i++) {
       const verdict = verdicts[i % verdicts.length]!;
-      writeJournal(dir, `chaos-gate-plan-${i}`, relabelled({ planId: `plan-${String(i).padStart(2, '0')}`, verdict, runId: String(9000 + i), startedAt: T0 + i * 1000 }));
+      writeJournal(
+        dir,
+        `chaos-gate-plan-${i}`,
+        relabelled({
+          planId: `plan-${String(i).padStart(2, '0')}`,
+          verdict,
+          runId: String(9000 + i),
+          startedAt: T0 + i * 1000,
+        }),
+      );
     }
     const c = io({ GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/shop' });
     expect(await main(['report', '--matrix', dir], c.io)).toBe(0);
@@ -68,11 +87,19 @@ describe('report --matrix', () => {
   });
 
   it('keeps untrusted plan text inside its cell, and trims to the limit worst first with a stated note', () => {
-    const hostile = relabelled({ planId: 'evil | <img src=x> ![](https://x)', verdict: 'failed', runId: '7', startedAt: T0 });
+    const hostile = relabelled({
+      planId: 'evil | <img src=x> ![](https://x)',
+      verdict: 'failed',
+      runId: '7',
+      startedAt: T0,
+    });
     hostile.environment = 'prod\n# heading';
     const entries = [runEntry(hostile, 'hostile')];
     const held = runEntry(relabelled({ planId: 'h', verdict: 'held', runId: '1', startedAt: T0 }), 'h');
-    const deviated = runEntry(relabelled({ planId: 'd', verdict: 'deviated', runId: '2', startedAt: T0 }), 'd');
+    const deviated = runEntry(
+      relabelled({ planId: 'd', verdict: 'deviated', runId: '2', startedAt: T0 }),
+      'd',
+    );
     for (let i = 0; i < 3000; i++) {
       const e = { ...(i % 2 ? held : deviated), planId: `p${i}`, runId: String(i) };
       e.reason = `${e.reason} ${'long reason '.repeat(60)}`;

@@ -6,6 +6,7 @@ const DIR = new URL('../../.github/workflows/examples/', import.meta.url);
 
 interface Step {
   uses?: string;
+  run?: string;
   with?: Record<string, string>;
 }
 interface Job {
@@ -73,7 +74,7 @@ describe('example workflows', () => {
   });
 
   it('the nightly summary job reads every journal artifact of the matrix, whatever the matrix did', () => {
-    const job = load('nightly-chaos.yml').jobs.summary as Job & { steps: (Step & { run?: string })[] };
+    const job = load('nightly-chaos.yml').jobs.summary as Job & { steps: Step[] };
     expect(job.needs).toBe('chaos');
     expect(job.if).toBe('always()');
     const download = job.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));

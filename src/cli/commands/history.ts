@@ -71,7 +71,9 @@ async function knownPlans(
   for (const p of paths) {
     const s = statSync(p, { throwIfNoEntry: false });
     if (!s)
-      throw new UsageError(`--plans ${p}: no such file or directory; expected a plan file or a directory of them`);
+      throw new UsageError(
+        `--plans ${p}: no such file or directory; expected a plan file or a directory of them`,
+      );
     if (!s.isDirectory()) {
       files.push(p);
       continue;
@@ -193,7 +195,8 @@ async function fromArtifacts(
   const env = io.env;
   const token = env.GITHUB_TOKEN;
   const [owner, repo, ...rest] = (env.GITHUB_REPOSITORY ?? '').split('/');
-  if (!token) throw new UsageError('--artifacts needs GITHUB_TOKEN (a token that may read Actions artifacts)');
+  if (!token)
+    throw new UsageError('--artifacts needs GITHUB_TOKEN (a token that may read Actions artifacts)');
   if (!owner || !repo || rest.length > 0)
     throw new UsageError(
       `--artifacts needs GITHUB_REPOSITORY as owner/name; got ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}`,

@@ -47,7 +47,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'history',
-    summary: "verdict history per plan: last verdicts, time to stop, budget, flakiness and the untested set",
+    summary: 'verdict history per plan: last verdicts, time to stop, budget, flakiness and the untested set',
     load: async () => (await import('./history.js')).history,
   },
   {

@@ -76,7 +76,9 @@ export const report: CliCommand = {
 async function matrix(paths: string[], repoUrl: string | undefined, io: CliIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('--matrix needs at least one journal file or directory');
   if (repoUrl !== undefined && !/^https?:\/\/[^\s/]+\/[^\s]+[^/\s]$/.test(repoUrl))
-    throw new UsageError(`--repo-url ${repoUrl}: expected a repository URL such as https://github.com/owner/repo`);
+    throw new UsageError(
+      `--repo-url ${repoUrl}: expected a repository URL such as https://github.com/owner/repo`,
+    );
   const entries: RunEntry[] = [];
   const unread = forEachJournal(
     paths.map((p) => resolve(io.cwd, p)),
