@@ -4,7 +4,7 @@
  * figure is the journal's judgement as the run decided it (journal/history.ts `runEntry`).
  */
 import { formatValue } from '../journal/format.js';
-import { verdictRank, type RunEntry } from '../journal/history.js';
+import { planKey, uniqueRuns, verdictRank, type RunEntry } from '../journal/history.js';
 import type { UnreadJournal } from '../journal/collect.js';
 import { VERDICT_ORDER } from '../journal/judgement.js';
 import { mdCell, mdText } from '../security/markdown-text.js';
@@ -76,6 +76,21 @@ function countsLine(entries: readonly RunEntry[]): string {
   return parts.join(' · ');
 }
 
+/**
+ * One run per plan and environment: the latest (by start, then attempt). A matrix's artifacts hold one
+ * run per plan; journals of several nights passed together are the history's to show.
+ */
+export function latestPerPlan(entries: readonly RunEntry[]): { latest: RunEntry[]; older: number } {
+  const latest = new Map<string, RunEntry>();
+  const unique = uniqueRuns(entries);
+  for (const e of unique) {
+    const prev = latest.get(planKey(e));
+    if (!prev || e.startedAt > prev.startedAt || (e.startedAt === prev.startedAt && e.attempt > prev.attempt))
+      latest.set(planKey(e), e);
+  }
+  return { latest: [...latest.values()], older: unique.length - latest.size };
+}
+
 /** The matrix summary. Rows that would pass the limit are left off, the best verdicts first, and said so. */
 export function renderMatrix(
   entries: readonly RunEntry[],
@@ -83,7 +98,8 @@ export function renderMatrix(
   options: MatrixOptions = {},
 ): string {
   const limit = options.limitBytes ?? JOB_SUMMARY_LIMIT_BYTES;
-  const rows = worstFirst(entries);
+  const { latest, older } = latestPerPlan(entries);
+  const rows = worstFirst(latest);
   const held = rows.filter((e) => e.verdict === 'held').length;
   const head: string[] = [
     `## chaos-gate matrix — ${held} of ${rows.length + unread.length} held`,
@@ -91,6 +107,11 @@ export function renderMatrix(
     countsLine(rows) || 'No journals.',
     '',
   ];
+  if (older > 0)
+    head.push(
+      `${older} older run${older === 1 ? '' : 's'} of the same plans ${older === 1 ? 'is' : 'are'} not shown: a row is a plan's latest run (\`chaos-gate history\` shows every run).`,
+      '',
+    );
   if (unread.length) {
     head.push(
       '> [!WARNING]',

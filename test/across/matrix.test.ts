@@ -74,6 +74,16 @@ describe('report --matrix', () => {
     expect(aborted).toMatch(/\| 31 of 2592 bad events \(1\.196 %\) \|/);
   });
 
+  it('shows a plan once, by its latest run, and says how many older runs are not shown', () => {
+    const older = runEntry(relabelled({ planId: 'a', verdict: 'deviated', runId: '1', startedAt: T0 }), 'a1');
+    const retry = { ...older, attempt: 2, verdict: 'held' as const, reason: 'held on retry' };
+    const other = runEntry(relabelled({ planId: 'b', verdict: 'held', runId: '1', startedAt: T0 }), 'b');
+    const md = renderMatrix([older, retry, other, { ...other, source: 'again' }]);
+    expect(rows(md)).toHaveLength(2);
+    expect(rows(md).find((r) => r.startsWith('| a |'))).toContain('held on retry');
+    expect(md).toContain('1 older run of the same plans is not shown');
+  });
+
   it('lists a journal it cannot read, counts it as not held and exits 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-matrix-'));
     writeJournal(dir, 'a', relabelled({ planId: 'a', verdict: 'held', runId: '1', startedAt: T0 }));
