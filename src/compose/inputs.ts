@@ -17,8 +17,7 @@ import {
 } from '../preflight/catalog.js';
 import { policyFile, policyFromDocument, type LoadedPolicy } from '../preflight/policy.js';
 import type { VerdictHistory } from '../preflight/requires.js';
-import { forEachJournal } from '../journal/collect.js';
-import { runEntry, type RunEntry } from '../journal/history.js';
+import { collectRuns } from '../journal/collect.js';
 
 /** Reads and validates a policy file; `displayFile` names it in messages. Throws `PolicyError`. */
 export async function loadPolicy(path: string, displayFile: string = path): Promise<LoadedPolicy> {
@@ -52,7 +51,6 @@ export async function readCatalog(
 /** The verdict history under `paths` (journals or directories), or undefined when none was given. */
 export function readHistory(paths: readonly string[] | undefined): VerdictHistory | undefined {
   if (!paths?.length) return undefined;
-  const entries: RunEntry[] = [];
-  const unread = forEachJournal(paths, (journal, file) => entries.push(runEntry(journal, file)));
+  const { entries, unread } = collectRuns(paths);
   return { entries, unread: unread.map((u) => u.error), source: paths.join(', ') };
 }

@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalError, readJournal } from './read.js';
 import type { Journal } from './types.js';
+import { runEntry, type RunEntry } from './history.js';
 
 /** File names taken as journals when a directory is walked (the action writes `journal.json`). */
 const JOURNAL_FILE = /\.(?:json|ndjson|jsonl)$/i;
@@ -69,4 +70,19 @@ export function forEachJournal(
     each(journal, file);
   }
   return unread;
+}
+
+/** Every run under `paths` as the views across runs see it, and the files that are not readable journals. */
+export function collectRuns(paths: readonly string[]): { entries: RunEntry[]; unread: UnreadJournal[] } {
+  const entries: RunEntry[] = [];
+  const bad: UnreadJournal[] = [];
+  const unread = forEachJournal(paths, (journal, file) => {
+    try {
+      entries.push(runEntry(journal, file));
+    } catch (error) {
+      if (!(error instanceof JournalError)) throw error;
+      bad.push({ file, error: error.message });
+    }
+  });
+  return { entries, unread: [...unread, ...bad] };
 }

@@ -5,7 +5,8 @@
  * Pure functions; reading the journals is collect.ts's.
  */
 import { judgementOf, VERDICT_ORDER } from './judgement.js';
-import type { Journal, Verdict } from './types.js';
+import { VERDICTS, type Journal, type Verdict } from './types.js';
+import { JournalError } from './read.js';
 
 /** One run, from its journal. */
 export interface RunEntry {
@@ -34,10 +35,39 @@ export interface RunEntry {
   source: string;
 }
 
-/** The line of a journal: its verdict and figures as the judgement states them. */
+function text(
+  journal: Journal,
+  field: 'planId' | 'planDigest' | 'title' | 'service' | 'environment' | 'runId',
+  source: string,
+): string {
+  const value: unknown = journal[field];
+  if (typeof value !== 'string' || value === '')
+    throw new JournalError(
+      `${source}: header field '${field}' is ${JSON.stringify(value) ?? 'missing'}; expected a non-empty string`,
+    );
+  return value;
+}
+
+/**
+ * The line of a journal: its verdict and figures as the judgement states them. A header the views
+ * cannot place (no plan id, no start time) or a verdict chaos-gate never writes is a `JournalError`:
+ * the file is listed as unreadable, never counted.
+ */
 export function runEntry(journal: Journal, source: string): RunEntry {
-  const complete = journal.complete && journal.verdict !== null;
+  if (!Number.isFinite(journal.startedAt))
+    throw new JournalError(
+      `${source}: header field 'startedAt' is ${JSON.stringify(journal.startedAt) ?? 'missing'}; expected milliseconds since the epoch`,
+    );
+  for (const f of ['planId', 'planDigest', 'title', 'service', 'environment', 'runId'] as const)
+    text(journal, f, source);
   const judgement = judgementOf(journal);
+  if (!(VERDICTS as readonly unknown[]).includes(judgement.verdict))
+    throw new JournalError(
+      `${source}: verdict ${JSON.stringify(judgement.verdict)} is not one chaos-gate writes; expected one of ${VERDICTS.join(', ')}`,
+    );
+  const complete = journal.complete && journal.verdict !== null;
+  const attempt =
+    Number.isInteger(journal.attempt) && (journal.attempt ?? 0) > 0 ? (journal.attempt as number) : 1;
   const entry: RunEntry = {
     planId: journal.planId,
     planDigest: journal.planDigest,
@@ -45,18 +75,20 @@ export function runEntry(journal: Journal, source: string): RunEntry {
     service: journal.service,
     environment: journal.environment,
     runId: journal.runId,
-    attempt: journal.attempt ?? 1,
+    attempt,
     startedAt: journal.startedAt,
     // A prefix has no verdict of its own; the judgement computed on it is not one the run decided.
     verdict: complete ? judgement.verdict : null,
-    reason: complete ? judgement.reason : 'the journal has no final record: the run was killed or crashed',
+    reason: complete
+      ? String(judgement.reason)
+      : 'the journal has no final record: the run was killed or crashed',
     exercised: judgement.faultRan === true,
     source,
   };
-  if (judgement.latency.breachToStoppedMs !== undefined)
-    entry.breachToStoppedMs = judgement.latency.breachToStoppedMs;
-  if (judgement.latency.stopRequestToStoppedMs !== undefined)
-    entry.stopRequestToStoppedMs = judgement.latency.stopRequestToStoppedMs;
+  const { breachToStoppedMs, stopRequestToStoppedMs } = judgement.latency ?? {};
+  if (Number.isFinite(breachToStoppedMs)) entry.breachToStoppedMs = breachToStoppedMs as number;
+  if (Number.isFinite(stopRequestToStoppedMs))
+    entry.stopRequestToStoppedMs = stopRequestToStoppedMs as number;
   if (journal.budget)
     entry.budget = {
       allowance: journal.budget.chaosAllowance,

@@ -154,7 +154,7 @@ export function renderHistoryHtml(view: HistoryView): string {
     const runs = shown
       .map(
         (r) =>
-          `<span class="run" data-verdict="${r.verdict ?? 'unfinished'}" title="${escapeHtml(`${r.verdict ?? 'unfinished'} · ${isoTime(r.startedAt)} · run ${r.runId} · ${r.reason ?? ''}`)}">${shortVerdict(r.verdict)}</span>`,
+          `<span class="run" data-verdict="${escapeHtml(r.verdict ?? 'unfinished')}" title="${escapeHtml(`${r.verdict ?? 'unfinished'} · ${isoTime(r.startedAt)} · run ${r.runId} · ${r.reason ?? ''}`)}">${shortVerdict(r.verdict)}</span>`,
       )
       .join('');
     return `<tr data-plan="${escapeHtml(h.planId)}"><td>${escapeHtml(h.planId)}<div class="muted">${escapeHtml(h.title)}</div></td><td>${escapeHtml(h.environment)}</td><td>${escapeHtml(h.service)}</td><td><div class="runs">${runs}</div></td><td>${escapeHtml(timeToStopText(shown))}</td><td>${escapeHtml(totalSpent(shown))}</td><td class="flaky" data-flaky="${String(h.flaky.changes > 0)}">${escapeHtml(flakinessText(h))}</td><td>${h.planChanges}</td></tr>`;

@@ -88,10 +88,16 @@ describe('report --matrix', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-matrix-'));
     writeJournal(dir, 'a', relabelled({ planId: 'a', verdict: 'held', runId: '1', startedAt: T0 }));
     writeFileSync(join(dir, 'broken.json'), '{"kind": "something else"}\n');
+    // A verdict chaos-gate never writes makes the journal unreadable: never counted held, never rendered raw.
+    const forged = relabelled({ planId: 'forged', verdict: 'held', runId: '2', startedAt: T0 });
+    (forged as { verdict: string }).verdict = 'held <img src=x>';
+    writeJournal(dir, 'forged', forged);
     const c = io();
     expect(await main(['report', '--matrix', dir], c.io)).toBe(2);
     const md = c.out.join('\n');
-    expect(md).toContain('1 of 2 held');
+    expect(md).toContain('1 of 3 held');
+    expect(md).toMatch(/> - .*forged.*verdict "held &lt;img src=x>" is not one chaos-gate writes/);
+    expect(md).not.toContain('<img');
     expect(md).toMatch(/> - .*broken\.json/);
     expect(c.err.join('\n')).toContain('broken.json');
   });

@@ -7,8 +7,8 @@
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { forEachJournal, type UnreadJournal } from '../../journal/collect.js';
-import { planHistories, runEntry, untested, type RunEntry } from '../../journal/history.js';
+import { collectRuns, type UnreadJournal } from '../../journal/collect.js';
+import { planHistories, untested } from '../../journal/history.js';
 import { renderHistoryHtml, renderHistoryMarkdown, type HistoryView } from '../../report/history.js';
 import { formatDuration, parseDuration } from '../../plan/duration.js';
 import { loadPlan, MAX_PLAN_BYTES, PlanError } from '../../plan/load.js';
@@ -159,8 +159,8 @@ export const history: CliCommand = {
       io.err(logLines(error.message));
       return EXIT_BAD_INPUT;
     }
-    const entries: RunEntry[] = [];
-    problems.push(...forEachJournal(paths, (journal, file) => entries.push(runEntry(journal, file))));
+    const { entries, unread } = collectRuns(paths);
+    problems.push(...unread);
     const now = Date.now();
     const histories = planHistories(entries);
     const view: HistoryView = {

@@ -9,8 +9,7 @@ import { renderSummary } from '../../report/markdown.js';
 import { renderReplayHtml } from '../../report/html.js';
 import { parseFlags, UsageError, writeCliOutput, type CliCommand, type CliIo } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { forEachJournal } from '../../journal/collect.js';
-import { runEntry, type RunEntry } from '../../journal/history.js';
+import { collectRuns } from '../../journal/collect.js';
 import { renderMatrix } from '../../report/matrix.js';
 import { forLog } from '../../security/log-text.js';
 
@@ -79,11 +78,7 @@ async function matrix(paths: string[], repoUrl: string | undefined, io: CliIo): 
     throw new UsageError(
       `--repo-url ${repoUrl}: expected a repository URL such as https://github.com/owner/repo`,
     );
-  const entries: RunEntry[] = [];
-  const unread = forEachJournal(
-    paths.map((p) => resolve(io.cwd, p)),
-    (journal, file) => entries.push(runEntry(journal, file)),
-  );
+  const { entries, unread } = collectRuns(paths.map((p) => resolve(io.cwd, p)));
   const env = io.env;
   const url =
     repoUrl ??
