@@ -204,13 +204,18 @@ describe('history', () => {
           'chaos-gate/report.html': '<!doctype html>',
         },
       });
-      state.addArtifact({
-        owner: 'acme',
-        repo: 'shop',
-        name: 'chaos-gate-checkout',
-        runId: 502,
-        files: { 'chaos-gate/journal.json': journal('deviated', '502', 2) },
+      // Seeded over HTTP, as a sandbox user does (the REST API has no upload).
+      const seeded = await fetch(`${served.url}/_sandbox/artifacts`, {
+        method: 'POST',
+        body: JSON.stringify({
+          owner: 'acme',
+          repo: 'shop',
+          name: 'chaos-gate-checkout',
+          runId: 502,
+          files: { 'chaos-gate/journal.json': journal('deviated', '502', 2) },
+        }),
       });
+      expect(seeded.status).toBe(201);
       state.addArtifact({
         owner: 'acme',
         repo: 'shop',
