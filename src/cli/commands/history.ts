@@ -4,8 +4,7 @@
  * not exercised within a period (the untested set), as job-summary Markdown and/or a self-contained HTML
  * page. Journals come from the paths named and, with `--artifacts`, from past workflow runs' artifacts.
  */
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { collectRuns, type UnreadJournal } from '../../journal/collect.js';
 import { planHistories, untested } from '../../journal/history.js';
@@ -201,7 +200,7 @@ async function fromArtifacts(
     throw new UsageError(
       `--artifacts needs GITHUB_REPOSITORY as owner/name; got ${JSON.stringify(env.GITHUB_REPOSITORY ?? '')}`,
     );
-  const target = dir === '' ? mkdtempSync(join(tmpdir(), 'chaos-gate-history-')) : dir;
+  const target = dir;
   const { downloadJournalArtifacts } = await import('../../compose/history-artifacts.js');
   const result = await downloadJournalArtifacts({
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
