@@ -34,6 +34,17 @@ const SHORT: Record<Verdict, string> = {
   failed: '💥',
 };
 
+/** The page's chips: letters, which every font has (emoji need a font the viewer may lack). */
+const LETTER: Record<Verdict, string> = {
+  held: 'H',
+  deviated: 'D',
+  aborted: 'A',
+  inconclusive: '?',
+  'not-run': 'N',
+  refused: 'R',
+  failed: 'F',
+};
+
 function shortVerdict(v: Verdict | null): string {
   return v === null ? '⏳' : SHORT[v];
 }
@@ -140,9 +151,10 @@ table { border-collapse:collapse; width:100%; }
 th, td { text-align:left; padding:4px 8px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { color:var(--muted); font-weight:600; }
 .runs { display:flex; gap:3px; flex-wrap:wrap; }
-.run { display:inline-block; min-width:18px; height:18px; border-radius:4px; background:#eef1f6; font-size:11px; text-align:center; }
+.run { display:inline-block; min-width:18px; height:18px; line-height:18px; border-radius:4px; background:#eef1f6; font-size:11px; font-weight:700; text-align:center; }
 .run[data-verdict="held"] { background:#dcf5e3; color:var(--ok); }
 .run[data-verdict="deviated"], .run[data-verdict="aborted"], .run[data-verdict="failed"] { background:#fde4e1; color:var(--bad); }
+#key { align-items:center; } #key .run { margin-left:10px; }
 .flaky[data-flaky="true"] { color:var(--bad); font-weight:600; }
 .warn { color:var(--bad); }
 `;
@@ -154,7 +166,7 @@ export function renderHistoryHtml(view: HistoryView): string {
     const runs = shown
       .map(
         (r) =>
-          `<span class="run" data-verdict="${escapeHtml(r.verdict ?? 'unfinished')}" title="${escapeHtml(`${r.verdict ?? 'unfinished'} · ${isoTime(r.startedAt)} · run ${r.runId} · ${r.reason ?? ''}`)}">${shortVerdict(r.verdict)}</span>`,
+          `<span class="run" data-verdict="${escapeHtml(r.verdict ?? 'unfinished')}" title="${escapeHtml(`${r.verdict ?? 'unfinished'} · ${isoTime(r.startedAt)} · run ${r.runId} · ${r.reason ?? ''}`)}">${r.verdict === null ? '…' : LETTER[r.verdict]}</span>`,
       )
       .join('');
     return `<tr data-plan="${escapeHtml(h.planId)}"><td>${escapeHtml(h.planId)}<div class="muted">${escapeHtml(h.title)}</div></td><td>${escapeHtml(h.environment)}</td><td>${escapeHtml(h.service)}</td><td><div class="runs">${runs}</div></td><td>${escapeHtml(timeToStopText(shown))}</td><td>${escapeHtml(totalSpent(shown))}</td><td class="flaky" data-flaky="${String(h.flaky.changes > 0)}">${escapeHtml(flakinessText(h))}</td><td>${h.planChanges}</td></tr>`;
@@ -181,6 +193,7 @@ export function renderHistoryHtml(view: HistoryView): string {
 <header>
 <h1>chaos-gate history</h1>
 <p class="muted">${view.histories.length} plans · last ${view.last} runs each, oldest → newest · generated ${escapeHtml(isoTime(view.now))}. Flakiness: verdict changes between consecutive runs of the same plan digest.</p>
+<p class="runs" id="key">${(Object.keys(LETTER) as Verdict[]).map((v) => `<span class="run" data-verdict="${v}">${LETTER[v]}</span>&nbsp;${v}`).join(' ')} <span class="run">…</span>&nbsp;unfinished</p>
 </header>
 <main>
 ${unread}
