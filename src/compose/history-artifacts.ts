@@ -23,6 +23,11 @@ export interface ArtifactHistoryOptions {
   /** Where the artifacts are unzipped, one directory each (`<run id>-<artifact id>`). */
   dir: string;
   prefix?: string;
+  /**
+   * Only artifacts of workflow runs on this branch (GitHub's `workflow_run.head_branch`): a promotion
+   * should rest on the default branch's runs, not on what any branch's workflow uploaded.
+   */
+  branch?: string | undefined;
   /** Artifacts downloaded at most, newest first: bounds the time and disk a long history takes. */
   max: number;
   log: (line: string) => void;
@@ -33,7 +38,7 @@ interface ListedArtifact {
   name: string;
   expired: boolean;
   digest?: string | null;
-  workflow_run?: { id?: number } | null;
+  workflow_run?: { id?: number; head_branch?: string } | null;
 }
 
 /** Downloads past runs' journal artifacts under `o.dir`; what could not be fetched is listed, not hidden. */
@@ -48,6 +53,7 @@ export async function downloadJournalArtifacts(
   const wanted: ListedArtifact[] = [];
   for await (const a of client.pages<ListedArtifact>('GET /repos/{owner}/{repo}/actions/artifacts', {})) {
     if (!a.name.startsWith(prefix) || a.expired) continue;
+    if (o.branch !== undefined && a.workflow_run?.head_branch !== o.branch) continue;
     wanted.push(a);
     if (wanted.length >= o.max) break;
   }

@@ -231,9 +231,18 @@ describe('history', () => {
         runId: 502,
         files: { 'lcov.json': '{}' },
       });
+      // A branch's run uploaded a forged held: with --branch main it is not part of the history.
+      state.addArtifact({
+        owner: 'acme',
+        repo: 'shop',
+        name: 'chaos-gate-checkout',
+        runId: 503,
+        headBranch: 'feature',
+        files: { 'chaos-gate/journal.json': journal('held', '503', 1) },
+      });
       const dir = mkdtempSync(join(tmpdir(), 'cg-history-artifacts-'));
       const c = io({ GITHUB_TOKEN: 'ghs-read', GITHUB_REPOSITORY: 'acme/shop', GITHUB_API_URL: served.url });
-      const code = await main(['history', '--artifacts', dir], c.io);
+      const code = await main(['history', '--artifacts', dir, '--branch', 'main'], c.io);
       expect(code, c.err.join('\n')).toBe(0);
       expect(c.err.join('\n')).toContain('downloaded 2 journal artifact(s)');
       const md = c.out.filter((l) => l.startsWith('## ') || l.includes('|')).join('\n');

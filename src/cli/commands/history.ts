@@ -35,6 +35,7 @@ Options:
   --artifacts <dir>      also read past workflow runs' journal artifacts (named chaos-gate-*), downloaded
                          into <dir> through GitHub's artifacts API with @actions/artifact; needs
                          GITHUB_TOKEN (actions: read) and GITHUB_REPOSITORY, and GITHUB_API_URL off github.com
+  --branch <name>        with --artifacts: only artifacts of workflow runs on this branch (e.g. main)
   --max-artifacts <n>    download at most the newest <n> artifacts (default ${DEFAULT_MAX_ARTIFACTS})
   --plans <path>         plan files (or directories of them) that should be exercised: a plan with no run
                          at all is untested too (repeatable)
@@ -125,6 +126,7 @@ export const history: CliCommand = {
     const parsed = parseFlags(args, {
       artifacts: { type: 'string' },
       'max-artifacts': { type: 'string' },
+      branch: { type: 'string' },
       plans: { type: 'string', multiple: true },
       last: { type: 'string' },
       period: { type: 'string' },
@@ -138,12 +140,14 @@ export const history: CliCommand = {
     if (periodMs === undefined || periodMs <= 0)
       throw new UsageError(`--period ${periodText}: expected a duration such as 7d, 36h or 90m`);
     const paths = parsed.positionals.map((p) => resolve(io.cwd, p));
+    if (v.branch !== undefined && v.artifacts === undefined)
+      throw new UsageError('--branch goes with --artifacts');
     if (paths.length === 0 && v.artifacts === undefined)
       throw new UsageError('name at least one journal or directory, or --artifacts <dir>');
 
     const problems: UnreadJournal[] = [];
     if (v.artifacts !== undefined) {
-      const fetched = await fromArtifacts(io, resolve(io.cwd, v.artifacts), maxArtifacts);
+      const fetched = await fromArtifacts(io, resolve(io.cwd, v.artifacts), maxArtifacts, v.branch);
       problems.push(...fetched.problems);
       paths.push(fetched.dir);
     }
@@ -190,6 +194,7 @@ async function fromArtifacts(
   io: CliIo,
   dir: string,
   max: number,
+  branch: string | undefined,
 ): Promise<{ dir: string; problems: UnreadJournal[] }> {
   const env = io.env;
   const token = env.GITHUB_TOKEN;
@@ -209,6 +214,7 @@ async function fromArtifacts(
     repo,
     dir: target,
     max,
+    branch,
     log: (line) => io.err(forLog(line)),
   });
   io.err(`downloaded ${result.downloaded} journal artifact(s) into ${target}`);

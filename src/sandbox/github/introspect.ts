@@ -55,6 +55,7 @@ const ArtifactSeedBody = z.strictObject({
   runId: z.number().check(z.int()).check(z.gt(0)),
   files: z.record(z.string().check(z.minLength(1)), z.string()),
   headSha: z.optional(SHA),
+  headBranch: z.optional(z.string().check(z.minLength(1))),
   /** ISO 8601 time the artifact was created (default now). */
   createdAt: z.optional(z.iso.datetime()),
   expired: z.optional(z.boolean()),
@@ -193,6 +194,7 @@ export function handleIntrospection(
           runId: d.runId,
           files: d.files,
           ...(d.headSha !== undefined ? { headSha: d.headSha } : {}),
+          ...(d.headBranch !== undefined ? { headBranch: d.headBranch } : {}),
           ...(d.createdAt !== undefined ? { createdAt: Date.parse(d.createdAt) } : {}),
           ...(d.expired !== undefined ? { expired: d.expired } : {}),
         });

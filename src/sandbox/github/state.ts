@@ -105,6 +105,7 @@ export interface StoredArtifact {
   name: string;
   runId: number;
   headSha: string;
+  headBranch: string;
   files: Record<string, string | Buffer>;
   created_at: string;
   /** Past its retention: listed with `expired: true`, and its download answers 410. */
@@ -119,6 +120,8 @@ export interface ArtifactSeed {
   runId: number;
   files: Record<string, string | Buffer>;
   headSha?: string;
+  /** The workflow run's branch; default `main`. */
+  headBranch?: string;
   /** ms since the epoch; default now. */
   createdAt?: number;
   expired?: boolean;
@@ -173,6 +176,7 @@ export class GitHubState {
       name: seed.name,
       runId: seed.runId,
       headSha: seed.headSha ?? '0'.repeat(40),
+      headBranch: seed.headBranch ?? 'main',
       files: seed.files,
       created_at: isoSeconds(seed.createdAt ?? this.now()),
       expired: seed.expired ?? false,
@@ -201,7 +205,7 @@ export class GitHubState {
         id: a.runId,
         repository_id: repositoryId,
         head_repository_id: repositoryId,
-        head_branch: 'main',
+        head_branch: a.headBranch,
         head_sha: a.headSha,
       },
     };
