@@ -59,6 +59,7 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
     planPath: req.planFile,
     displayPath: inputs.plan,
     policyPath: inputs.policy ? within(inputs.policy) : undefined,
+    historyPaths: inputs.history ? [within(inputs.history)] : undefined,
     prometheus: {
       url: inputs.prometheusUrl,
       headers: Object.entries(inputs.prometheusHeaders).map(([k, v]) => `${k}: ${v}`),

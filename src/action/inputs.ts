@@ -44,6 +44,8 @@ export interface ActionInputs {
   attestSubject: { name: string; digest: { sha256: string } } | undefined;
   /** `attestation-path`: where the unsigned in-toto Statement is written, relative to the workspace. */
   attestationPath: string;
+  /** `history`: a directory of past journals a policy's `requires` is checked against. */
+  history: string | undefined;
 }
 
 /** A bad input: names the input, the value (unless secret) and the expected form. */
@@ -215,6 +217,7 @@ export function parseInputs(
     environment,
     attestSubject,
     attestationPath: read('attestation-path'),
+    history: optional('history'),
   };
 }
 

@@ -29,6 +29,7 @@ export const COMMAND_EXIT_CODES = {
     2: 'refused, or an invalid or unreadable plan or scenario',
   },
   report: { 0: 'rendered', 2: 'an unreadable journal' },
+  history: { 0: 'rendered', 2: 'an unreadable journal, plan file or artifact' },
   demo: {
     0: 'both verdicts as expected (with --simulated: held)',
     1: "otherwise (with --simulated: the verdict's code)",

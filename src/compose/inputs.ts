@@ -1,6 +1,7 @@
 /**
- * The files a run reads besides the plan — the policy and the service catalog the plan names — read
- * through the one loader (src/files/) and handed to preflight as data, so preflight touches no file.
+ * The files a run reads besides the plan — the policy, the service catalog the plan names and the
+ * verdict history a policy's `requires` checks — read through the one loader (src/files/, and the one
+ * journal reader) and handed to preflight as data, so preflight touches no file.
  */
 import { formatIssue } from '../files/document.js';
 import { loadYamlDocument, readIssue } from '../files/load.js';
@@ -15,6 +16,8 @@ import {
   type CatalogInput,
 } from '../preflight/catalog.js';
 import { policyFile, policyFromDocument, type LoadedPolicy } from '../preflight/policy.js';
+import type { VerdictHistory } from '../preflight/requires.js';
+import { collectRuns } from '../journal/collect.js';
 
 /** Reads and validates a policy file; `displayFile` names it in messages. Throws `PolicyError`. */
 export async function loadPolicy(path: string, displayFile: string = path): Promise<LoadedPolicy> {
@@ -43,4 +46,11 @@ export async function readCatalog(
     if (error instanceof CatalogError) return { problem: error.issues.map(formatIssue).join('; ') };
     return { problem: `${spec.path}: cannot read the catalog: ${errorMessage(error)}` };
   }
+}
+
+/** The verdict history under `paths` (journals or directories), or undefined when none was given. */
+export function readHistory(paths: readonly string[] | undefined): VerdictHistory | undefined {
+  if (!paths?.length) return undefined;
+  const { entries, unread } = collectRuns(paths);
+  return { entries, unread: unread.map((u) => u.error), source: paths.join(', ') };
 }

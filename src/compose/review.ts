@@ -134,7 +134,8 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       });
       continue;
     }
-    if (gate.name === 'incidents' || gate.name === 'concurrency') {
+    // A policy's `requires` reads the verdict history a run is given: the review has none.
+    if (gate.name === 'incidents' || gate.name === 'concurrency' || gate.name === 'requires') {
       decisions.push({ gate: gate.name, outcome: { pass: 'skipped', why: 'decided at run time' } });
       continue;
     }

@@ -38,7 +38,7 @@ import {
   type PrometheusInputs,
 } from '../metrics/index.js';
 import { countReaderFromSources, measuredDamage, withDebit } from '../preflight/index.js';
-import { loadPolicy, readCatalog } from './inputs.js';
+import { loadPolicy, readCatalog, readHistory } from './inputs.js';
 import type { IncidentProbe } from '../preflight/incidents.js';
 import { scrapeUrlFields, type Plan } from '../plan/schema.js';
 import { expandEnv, resolvePlanEnv, type PlanEnv } from '../plan/env.js';
@@ -59,6 +59,11 @@ export interface RunOptions {
   /** The plan path as the user wrote it (messages and annotations). */
   displayPath?: string | undefined;
   policyPath?: string | undefined;
+  /**
+   * Journals (files or directories) of past runs: the verdict history a policy's `requires` is checked
+   * against. Read only when the policy has `requires`.
+   */
+  historyPaths?: readonly string[] | undefined;
   prometheus?: PrometheusInputs | undefined;
   awsRegion?: string | undefined;
   /** Where the journal goes (NDJSON while running, final JSON at the end); memory only when absent. */
@@ -210,6 +215,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const preflight = runGates(loaded, {
     catalog,
     policy,
+    history: policy?.policy.requires?.length ? readHistory(o.historyPaths) : undefined,
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: early.killSwitch,
     budget: plan.budget

@@ -115,6 +115,11 @@ export const DEADLINES = {
    * decided. 60 s covers a slow transparency log; the verdict and exit code never wait on it longer.
    */
   attestation: 60_000,
+  /**
+   * One artifact download for `history`: the redirect and the zip from blob storage. A journal artifact
+   * is a few MB; 60 s is far past a slow link, and a history without one run is said so, not waited on.
+   */
+  githubArtifactDownload: 60_000,
 } as const satisfies Record<string, number>;
 
 export type DeadlineName = keyof typeof DEADLINES;

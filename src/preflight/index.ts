@@ -14,6 +14,9 @@ import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './inciden
 import { killSwitchGate, killSwitchMidRunCheck, type KillSwitchProbe } from './kill-switch.js';
 import { effectiveLimits, policyGate, type LoadedPolicy } from './policy.js';
 import { scheduleGate, scheduleValidityGate } from './schedule.js';
+import { requiresGate, type VerdictHistory } from './requires.js';
+
+export type { VerdictHistory } from './requires.js';
 
 export interface PreflightOptions {
   plan: Plan;
@@ -23,6 +26,8 @@ export interface PreflightOptions {
    */
   catalog?: CatalogInput | undefined;
   policy?: LoadedPolicy | undefined;
+  /** The verdict history a policy's `requires` is checked against (read by the front door). */
+  history?: VerdictHistory | undefined;
   /** True when the plan's text writes a field (`LoadedPlan.locate(f) !== undefined`); see policy.ts. */
   written?: ((field: string) => boolean) | undefined;
   incidents?: IncidentProbe | undefined;
@@ -83,6 +88,7 @@ export function buildGates(options: PreflightOptions): Preflight {
   // now is a good time is decided before the targets are resolved.
   gates.push(scheduleValidityGate({ plannedRunMs: options.plannedRunMs }));
   gates.push(scheduleGate({ plannedRunMs: options.plannedRunMs }));
+  if (options.policy?.policy.requires?.length) gates.push(requiresGate(options.policy, options.history));
   if (options.incidents) {
     gates.push(incidentGate(options.incidents));
     midRun.push(incidentMidRunCheck(options.incidents, { errorsBeforeAbort: plan.abort.blindAfter }));

@@ -43,6 +43,21 @@ export const Policy = z.strictObject({
   forbidTags: z._default(z.record(z.string(), z.array(z.string())), {}),
   /** Tag key → value every target must carry, added to the plan's own. */
   requireTags: z._default(z.record(z.string(), z.string()), {}),
+  /**
+   * The promotion ladder: runs under this policy need the last run of `plan` in `environment` to have
+   * held within `within` (read from the verdict history the front door is given; preflight/requires.ts).
+   */
+  requires: z.optional(
+    z.array(
+      z.strictObject({
+        /** The narrower rung's name, for messages (`staging canary`). */
+        rung: z.optional(z.string().check(z.minLength(1))),
+        plan: z.string().check(z.minLength(1)),
+        environment: z.string().check(z.minLength(1)),
+        within: Duration,
+      }),
+    ),
+  ),
   /** CloudWatch alarm ARNs that must be among the plan's `fis.stopConditions`. */
   requiredStopConditions: z._default(
     z.array(z.string().check(z.regex(/^arn:aws[a-z-]*:cloudwatch:/, { message: 'a CloudWatch alarm ARN' }))),

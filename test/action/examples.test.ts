@@ -43,8 +43,13 @@ function needed(step: Step): Record<string, string> {
 describe('example workflows', () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.yml'));
 
-  it('ship the three documented examples', () => {
-    expect(files.sort()).toEqual(['canary-gated-deploy.yml', 'nightly-chaos.yml', 'pr-plan-review.yml']);
+  it('ship the four documented examples', () => {
+    expect(files.sort()).toEqual([
+      'canary-gated-deploy.yml',
+      'nightly-chaos.yml',
+      'pr-plan-review.yml',
+      'promotion-ladder.yml',
+    ]);
   });
 
   for (const file of files) {
@@ -92,5 +97,36 @@ describe('example workflows', () => {
     expect(job?.needs).toBe('chaos-gate');
     expect(job?.if).toBe('always()');
     expect(job?.steps?.map((s) => s.run ?? '').join('\n')).toMatch(/test "\$RESULT" = success/);
+  });
+
+  it('the nightly summary job reads every journal artifact of the matrix, whatever the matrix did', () => {
+    const job = load('nightly-chaos.yml').jobs.summary as Job & { steps: Step[] };
+    expect(job.needs).toBe('chaos');
+    expect(job.if).toBe('always()');
+    const download = job.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+    expect(download?.with?.pattern).toBe('chaos-gate-*');
+    expect(job.steps.some((s) => s.run?.includes('report --matrix'))).toBe(true);
+    expect(job.steps.some((s) => s.run?.includes('history') && s.run.includes('--artifacts'))).toBe(true);
+    expect(job.permissions?.actions).toBe('read');
+  });
+
+  it('the ladder climbs one rung at a time, each in its environment with its own policy and the history before it', () => {
+    const { jobs } = load('promotion-ladder.yml');
+    const order = ['staging-canary', 'production-canary', 'production'];
+    expect(Object.keys(jobs)).toEqual(order);
+    const policies = new Set<string>();
+    order.forEach((name, i) => {
+      const job = jobs[name]!;
+      expect(job.environment, name).toBe(name === 'staging-canary' ? 'staging' : name);
+      if (i > 0) expect(job.needs, name).toBe(order[i - 1]);
+      const step = job.steps?.find((s) => s.uses?.includes('/chaos-gate@')) as Step;
+      policies.add(step.with?.policy ?? '');
+      if (i > 0) {
+        expect(step.with?.history, name).toBeDefined();
+        const download = job.steps?.find((s) => s.uses?.startsWith('actions/download-artifact@'));
+        expect(download?.with?.pattern, name).toBe(`chaos-gate-checkout-${order[i - 1]}`);
+      }
+    });
+    expect(policies.size).toBe(3);
   });
 });

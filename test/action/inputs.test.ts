@@ -229,6 +229,7 @@ describe('action inputs', () => {
       'attest-subject-name',
       'attest-subject-digest',
       'attestation-path',
+      'history',
     ];
     expect(Object.keys(action.inputs).sort()).toEqual([...names].sort());
     for (const [name, spec] of Object.entries(action.inputs)) {

@@ -50,7 +50,7 @@ describe('chaos-gate', () => {
     expect(await cli(['frobnicate'])).toEqual({
       code: 2,
       out: '',
-      err: "chaos-gate: unknown command 'frobnicate'; expected a command (run, plan, validate, init, import, simulate, report, demo, measure, scan, model, sandbox, kill), --help or --version",
+      err: "chaos-gate: unknown command 'frobnicate'; expected a command (run, plan, validate, init, import, simulate, report, history, demo, measure, scan, model, sandbox, kill), --help or --version",
     });
     expect((await cli(['--verbose'])).err).toMatch(
       /^chaos-gate: unknown option '--verbose'; expected a command/,
@@ -62,7 +62,7 @@ describe('chaos-gate', () => {
     expect(unknown.code).toBe(2);
     const first = unknown.err.split('\n')[0] ?? '';
     expect(first).toBe(
-      "chaos-gate report: unknown option '--bogus'; expected one of --markdown, --html <value>, --help",
+      "chaos-gate report: unknown option '--bogus'; expected one of --markdown, --html <value>, --matrix, --repo-url <value>, --help",
     );
     expect((first.match(/'/g) ?? []).length % 2).toBe(0);
     expect(unknown.err).not.toContain('To specify a positional argument');

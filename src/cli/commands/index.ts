@@ -51,6 +51,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./report.js')).report,
   },
   {
+    name: 'history',
+    summary: 'verdict history per plan: last verdicts, time to stop, budget, flakiness and the untested set',
+    load: async () => (await import('./history.js')).history,
+  },
+  {
     name: 'demo',
     summary:
       'two Redis partitions on the local sandbox through the action (held, then aborted); --simulated: no sandbox',

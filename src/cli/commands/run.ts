@@ -31,6 +31,8 @@ tripwires, verified stop, recovery, verdict.
 Options:
   --journal <path>            journal file (default out/<plan id>.journal.json next to the cwd)
   --policy <file>             policy file whose ceilings the plan may only narrow
+  --history <path>            past runs' journals (a file or directory; repeatable) the policy's
+                              requires entries are checked against (the promotion ladder)
   --prometheus-url <url>      Prometheus HTTP API (or CHAOS_GATE_PROMETHEUS_URL)
   --prometheus-header 'K: V'  extra header, repeatable (or CHAOS_GATE_PROMETHEUS_HEADERS)
   --aws-region <region>       AWS Region (or AWS_REGION)
@@ -55,6 +57,7 @@ export const run: CliCommand = {
     const parsed = parseFlags(argv, {
       journal: { type: 'string' },
       policy: { type: 'string' },
+      history: { type: 'string', multiple: true },
       'prometheus-url': { type: 'string' },
       'prometheus-header': { type: 'string', multiple: true },
       'aws-region': { type: 'string' },
@@ -107,6 +110,7 @@ export const run: CliCommand = {
         planPath: resolve(io.cwd, planFile),
         displayPath: planFile,
         policyPath: values.policy ? resolve(io.cwd, values.policy) : undefined,
+        historyPaths: values.history?.map((h) => resolve(io.cwd, h)),
         prometheus: {
           url: values['prometheus-url'],
           ...(values['prometheus-header'] ? { headers: values['prometheus-header'] } : {}),

@@ -14,9 +14,9 @@ import { VirtualClock } from '../../clock/clock.js';
 import { runGate, type RunResult } from '../../engine/run.js';
 import { withAbortFile } from '../../compose/abort-file.js';
 import { runGates } from '../../compose/gates.js';
-import { loadPolicy, readCatalog } from '../../compose/inputs.js';
+import { loadPolicy, readCatalog, readHistory } from '../../compose/inputs.js';
 import { planFileReader } from '../../files/read.js';
-import type { CatalogInput, LoadedPolicy } from '../../preflight/index.js';
+import type { CatalogInput, LoadedPolicy, VerdictHistory } from '../../preflight/index.js';
 import { countReaderFromSources, PolicyError } from '../../preflight/index.js';
 import type { JournalEvent, Measurement } from '../../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../../journal/writer.js';
@@ -37,7 +37,7 @@ import { progressPrinter } from '../../report/progress.js';
 /** Unreadable input (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
 
-const usage = `Usage: chaos-gate simulate <plan> --scenario <file> [--policy <file>] [--journal <path>] [--abort-file <path>] [--json]
+const usage = `Usage: chaos-gate simulate <plan> --scenario <file> [--policy <file>] [--history <path>]... [--journal <path>] [--abort-file <path>] [--json]
 
 Runs the plan through the real engine against a simulated world (metrics, FIS, signals) described
 by a scenario file, on a virtual clock. Nothing outside this process is touched. The gates a run
@@ -48,6 +48,7 @@ checked (the simulated world holds no other experiment), and the output says so.
 Options:
   --scenario <file>    the simulated world (YAML; see fixtures/scenarios/)
   --policy <file>      policy file whose ceilings the plan may only narrow
+  --history <path>     past runs' journals the policy's requires entries are checked against (repeatable)
   --journal <path>     write the journal here (NDJSON while running, final JSON at the end)
   --abort-file <path>  a file whose existence aborts the run (the scenario's abortFileAt creates it)
   --json               print {verdict, reason, exitCode, experimentId, journal} as JSON
@@ -73,6 +74,8 @@ export interface SimulationOptions {
   journal?: JournalWriter | undefined;
   abortFile?: string | undefined;
   policy?: LoadedPolicy | undefined;
+  /** The verdict history the policy's `requires` is checked against. */
+  history?: VerdictHistory | undefined;
   /** The catalog the plan names, read by the front door (compose/inputs.ts `readCatalog`). */
   catalog?: CatalogInput | undefined;
   /** An outside cancellation (e.g. the process's SIGINT) besides the scenario's own signal. */
@@ -98,6 +101,7 @@ export async function runSimulation(o: SimulationOptions): Promise<{ result: Run
   // The gates `run` builds (compose/gates.ts), over the world's probes instead of AWS and Prometheus.
   const preflight = runGates(o.loaded, {
     policy: o.policy,
+    history: o.history,
     catalog: o.catalog,
     incidents: plan.schedule.incidents ? probes.incidents : undefined,
     killSwitch: probes.killSwitch,
@@ -140,6 +144,7 @@ export const simulate: CliCommand = {
       journal: { type: 'string' },
       'abort-file': { type: 'string' },
       policy: { type: 'string' },
+      history: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
     });
     const [file, ...extra] = parsed.positionals;
@@ -182,6 +187,9 @@ export const simulate: CliCommand = {
         : undefined,
       abortFile: abortFile === undefined ? undefined : resolve(io.cwd, abortFile),
       policy,
+      history: policy?.policy.requires?.length
+        ? readHistory(parsed.values.history?.map((h) => resolve(io.cwd, h)))
+        : undefined,
       catalog,
       onTick: progress?.onTick,
       onEvent: progress?.onEvent,

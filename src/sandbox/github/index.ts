@@ -17,14 +17,25 @@ import {
   type StoredCheckRun,
   type StoredDeployment,
   type StoredDeploymentStatus,
+  type StoredArtifact,
   type StoredIssue,
 } from './state.js';
 import { handleIntrospection } from './introspect.js';
 import { GitHubFaults } from './faults.js';
 import { errorMessage } from '../../errors/message.js';
+import { randomBytes } from 'node:crypto';
+import { zipStored } from './zip.js';
+
+/**
+ * Where an artifact download redirects: blob storage on another origin in GitHub, reached with a
+ * signed URL and no token. Here a path on the stand-in's own port that GitHub's description lacks.
+ */
+export const BLOB_PREFIX = '/_blobs/artifacts/';
 
 export { GitHubState } from './state.js';
 export type {
+  ArtifactSeed,
+  StoredArtifact,
   StoredAnnotation,
   StoredCheckRun,
   StoredComment,
@@ -165,6 +176,7 @@ export function createGitHubStandIn(opts: GitHubStandInOptions = {}): GitHubStan
     if (handleIntrospection({ state, rejected, invalidResponses, requests, faults }, method, url, req, res))
       return;
     const log: LoggedRequest = { method, path: url.pathname + url.search, status: 0 };
+    if (method === 'GET' && url.pathname.startsWith(BLOB_PREFIX)) return serveBlob(state, url, res);
     requests.push(log);
     const send = (r: Reply, op?: Operation): void => {
       log.status = r.status;
@@ -642,11 +654,66 @@ function makeRoutes(state: GitHubState, tokens: Record<string, TokenSpec>): Reco
         [...d.statuses].reverse().map((st) => state.deploymentStatusJson(ctx.origins, d, st)),
       );
     },
+    'actions/list-artifacts-for-repo': (ctx) => {
+      let list = state.artifacts.filter((a) => sameRepo(a, ctx));
+      if (typeof ctx.params.name === 'string') list = list.filter((a) => a.name === ctx.params.name);
+      // Newest first, as GitHub lists them.
+      list = [...list].sort((a, b) => b.id - a.id);
+      return artifactPage(ctx, list, state);
+    },
+    'actions/list-workflow-run-artifacts': (ctx) => {
+      let list = state.artifacts.filter((a) => sameRepo(a, ctx) && a.runId === num(ctx.params.run_id));
+      if (typeof ctx.params.name === 'string') list = list.filter((a) => a.name === ctx.params.name);
+      return artifactPage(ctx, list, state);
+    },
+    'actions/get-artifact': (ctx) => {
+      const a = state.artifacts.find((x) => sameRepo(x, ctx) && x.id === num(ctx.params.artifact_id));
+      return a ? ok(state.artifactJson(ctx.origins, a)) : notFound();
+    },
+    'actions/download-artifact': (ctx) => {
+      const a = state.artifacts.find((x) => sameRepo(x, ctx) && x.id === num(ctx.params.artifact_id));
+      if (!a) return notFound();
+      // GitHub serves `zip` only; any other format is not found.
+      if (ctx.params.archive_format !== 'zip') return notFound();
+      if (a.expired) return basicError(410, 'Artifact has expired');
+      const sig = randomBytes(12).toString('hex');
+      state.blobSignatures.set(sig, a.id);
+      return { status: 302, headers: { location: `${ctx.origins.api}${BLOB_PREFIX}${a.id}.zip?sig=${sig}` } };
+    },
+
     'pulls/get': (ctx) => {
       const p = state.pulls.find((x) => sameRepo(x, ctx) && x.number === num(ctx.params.pull_number));
       return p ? ok(state.pullJson(ctx.origins, p)) : notFound();
     },
   };
+}
+
+/** A page of artifacts in GitHub's envelope: `{ total_count, artifacts }`. */
+function artifactPage(ctx: Ctx, list: StoredArtifact[], state: GitHubState): Reply {
+  const page = paginate(
+    ctx,
+    list.map((a) => state.artifactJson(ctx.origins, a)),
+  );
+  return { ...page, body: { total_count: list.length, artifacts: page.body } };
+}
+
+/** The zipped artifact behind a signed blob URL (no token: the signature is the credential). */
+function serveBlob(state: GitHubState, url: URL, res: ServerResponse): void {
+  const id = Number(/^(\d+)\.zip$/.exec(url.pathname.slice(BLOB_PREFIX.length))?.[1]);
+  const a = state.artifacts.find((x) => x.id === id);
+  const signed = state.blobSignatures.get(url.searchParams.get('sig') ?? '');
+  if (!a || signed !== id) {
+    res.writeHead(403, { 'content-type': 'application/xml' });
+    res.end('<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code></Error>');
+    return;
+  }
+  const zip = zipStored(a.files);
+  res.writeHead(200, {
+    'content-type': 'application/zip',
+    'content-length': String(zip.length),
+    'content-disposition': `attachment; filename=${a.name}.zip`,
+  });
+  res.end(zip);
 }
 
 function sameRepo(x: { owner: string; repo: string }, ctx: Ctx): boolean {

@@ -9,6 +9,7 @@
  * | `GET /_sandbox/rejected` | requests refused for not matching GitHub's description, and invalid responses |
  * | `GET /_sandbox/requests` | every API request: method, path, operation, status |
  * | `POST /_sandbox/pulls` | opens a pull request: `{owner, repo, headSha, baseSha?, headRef?, headOwner?, title?}` |
+ * | `POST /_sandbox/artifacts` | adds a workflow run's artifact: `{owner, repo, name, runId, files: {path: text}, createdAt?, expired?}` |
  * | `POST /_sandbox/faults` | answers an operation with a fault: `{operation?, kind, status?, retryAfter?, delayMs?, count?}` |
  * | `GET /_sandbox/faults` | the active faults and how often each fired |
  * | `DELETE /_sandbox/faults` | removes every fault |
@@ -30,6 +31,9 @@ export const INTROSPECTION_PREFIX = '/_sandbox/';
 /** Seeding bodies are a few hundred bytes; anything far larger is a mistake. */
 const MAX_SEED_BODY_BYTES = 64 * 1024;
 
+/** An artifact seed carries whole journals: a few MB each; 16 MiB bounds a mistake. */
+const MAX_ARTIFACT_BODY_BYTES = 16 * 1024 * 1024;
+
 /** A 40-hex commit SHA, as GitHub stores `head.sha`. */
 // zod/mini, one function per classic method call and in the same order (src/files/zod.ts says why).
 const SHA = z.string().check(z.regex(/^[0-9a-f]{40}$/, 'expected a 40-character lowercase hex commit SHA'));
@@ -42,6 +46,19 @@ const PullSeedBody = z.strictObject({
   headRef: z.optional(z.string().check(z.minLength(1))),
   headOwner: z.optional(z.string().check(z.minLength(1))),
   title: z.optional(z.string().check(z.minLength(1))),
+});
+
+const ArtifactSeedBody = z.strictObject({
+  owner: z.string().check(z.minLength(1)),
+  repo: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
+  runId: z.number().check(z.int()).check(z.gt(0)),
+  files: z.record(z.string().check(z.minLength(1)), z.string()),
+  headSha: z.optional(SHA),
+  headBranch: z.optional(z.string().check(z.minLength(1))),
+  /** ISO 8601 time the artifact was created (default now). */
+  createdAt: z.optional(z.iso.datetime()),
+  expired: z.optional(z.boolean()),
 });
 
 /** What the introspection routes read: the stand-in's state and its logs. */
@@ -58,16 +75,16 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
+function readJson(req: IncomingMessage, max = MAX_SEED_BODY_BYTES): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= MAX_SEED_BODY_BYTES) chunks.push(c);
+      if (size <= max) chunks.push(c);
     });
     req.on('end', () => {
-      if (size > MAX_SEED_BODY_BYTES) return reject(new Error(`body over ${MAX_SEED_BODY_BYTES} bytes`));
+      if (size > max) return reject(new Error(`body over ${max} bytes`));
       const text = Buffer.concat(chunks).toString('utf8');
       try {
         resolve(text ? JSON.parse(text) : {});
@@ -99,6 +116,7 @@ export function handleIntrospection(
       comments: state.comments,
       issues: state.issues,
       pulls: state.pulls,
+      artifacts: state.artifacts.map(({ files, ...a }) => ({ ...a, files: Object.keys(files) })),
     });
   } else if (method === 'GET' && route === 'rejected') {
     reply(res, 200, { rejected: source.rejected, invalidResponses: source.invalidResponses });
@@ -156,6 +174,36 @@ export function handleIntrospection(
       .catch((err: unknown) =>
         reply(res, 400, {
           error: `POST ${INTROSPECTION_PREFIX}pulls: ${errorMessage(err)}`,
+        }),
+      );
+  } else if (method === 'POST' && route === 'artifacts') {
+    readJson(req, MAX_ARTIFACT_BODY_BYTES)
+      .then((raw) => {
+        const parsed = ArtifactSeedBody.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const field = issue?.path.join('.') || '(body)';
+          return reply(res, 400, {
+            error: `POST ${INTROSPECTION_PREFIX}artifacts body: ${field}: ${issue?.message ?? 'invalid'}`,
+          });
+        }
+        const d = parsed.data;
+        const artifact = state.addArtifact({
+          owner: d.owner,
+          repo: d.repo,
+          name: d.name,
+          runId: d.runId,
+          files: d.files,
+          ...(d.headSha !== undefined ? { headSha: d.headSha } : {}),
+          ...(d.headBranch !== undefined ? { headBranch: d.headBranch } : {}),
+          ...(d.createdAt !== undefined ? { createdAt: Date.parse(d.createdAt) } : {}),
+          ...(d.expired !== undefined ? { expired: d.expired } : {}),
+        });
+        reply(res, 201, { id: artifact.id, name: artifact.name, runId: artifact.runId });
+      })
+      .catch((err: unknown) =>
+        reply(res, 400, {
+          error: `POST ${INTROSPECTION_PREFIX}artifacts: ${errorMessage(err)}`,
         }),
       );
   } else {

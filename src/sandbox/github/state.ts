@@ -127,8 +127,44 @@ export interface PullSeed {
 }
 
 /** The stand-in's mutable state. */
+/** A workflow run's artifact: its files, zipped on download as GitHub does. */
+export interface StoredArtifact {
+  id: number;
+  owner: string;
+  repo: string;
+  name: string;
+  runId: number;
+  headSha: string;
+  headBranch: string;
+  files: Record<string, string | Buffer>;
+  created_at: string;
+  /** Past its retention: listed with `expired: true`, and its download answers 410. */
+  expired: boolean;
+}
+
+/** What a test seeds for an artifact (the upload itself goes through the runner's own service). */
+export interface ArtifactSeed {
+  owner: string;
+  repo: string;
+  name: string;
+  runId: number;
+  files: Record<string, string | Buffer>;
+  headSha?: string;
+  /** The workflow run's branch; default `main`. */
+  headBranch?: string;
+  /** ms since the epoch; default now. */
+  createdAt?: number;
+  expired?: boolean;
+}
+
+/** Days GitHub keeps an artifact by default ("90 days", Actions docs: artifact and log retention). */
+const RETENTION_DAYS = 90;
+
 export class GitHubState {
   readonly checkRuns = new Map<number, StoredCheckRun>();
+  readonly artifacts: StoredArtifact[] = [];
+  /** Signatures of the blob URLs a download redirected to, and the artifact each opens. */
+  readonly blobSignatures = new Map<string, number>();
   readonly comments: StoredComment[] = [];
   readonly issues: StoredIssue[] = [];
   readonly pulls: StoredPull[] = [];
@@ -160,6 +196,50 @@ export class GitHubState {
     let id = this.repoIds.get(key);
     if (id === undefined) this.repoIds.set(key, (id = this.id()));
     return id;
+  }
+
+  /** Adds a workflow run's artifact (tests seed these; uploads go through the runner's service). */
+  addArtifact(seed: ArtifactSeed): StoredArtifact {
+    const a: StoredArtifact = {
+      id: this.id(),
+      owner: seed.owner,
+      repo: seed.repo,
+      name: seed.name,
+      runId: seed.runId,
+      headSha: seed.headSha ?? '0'.repeat(40),
+      headBranch: seed.headBranch ?? 'main',
+      files: seed.files,
+      created_at: isoSeconds(seed.createdAt ?? this.now()),
+      expired: seed.expired ?? false,
+    };
+    this.artifacts.push(a);
+    return a;
+  }
+
+  /** The REST `artifact` object. `size_in_bytes` is the files' total, as uploaded. */
+  artifactJson(o: Origins, a: StoredArtifact): Record<string, unknown> {
+    const base = `${o.api}/repos/${a.owner}/${a.repo}/actions/artifacts/${a.id}`;
+    const created = Date.parse(a.created_at);
+    const repositoryId = this.repoId(a.owner, a.repo);
+    return {
+      id: a.id,
+      node_id: nodeId('Artifact', a.id),
+      name: a.name,
+      size_in_bytes: Object.values(a.files).reduce((n, f) => n + Buffer.byteLength(f), 0),
+      url: base,
+      archive_download_url: `${base}/zip`,
+      expired: a.expired,
+      created_at: a.created_at,
+      updated_at: a.created_at,
+      expires_at: isoSeconds(created + RETENTION_DAYS * 86_400_000),
+      workflow_run: {
+        id: a.runId,
+        repository_id: repositoryId,
+        head_repository_id: repositoryId,
+        head_branch: a.headBranch,
+        head_sha: a.headSha,
+      },
+    };
   }
 
   /** Opens a pull request (tests and the sandbox seed these; the API here cannot create them). */
