@@ -47,6 +47,12 @@ export interface ReferenceAction {
   description: string;
   /** The key under the action's `targets` and the resource type it must point at; absent → no target. */
   target?: { key: string; resourceType: string };
+  /**
+   * How its target may be defined when the reference restricts it: `tags` only by resource tags
+   * ("only supports targeting by tags"), `arns` only by ARNs ("doesn't support defining targets using
+   * resource tags, filters, or parameters").
+   */
+  targeting?: 'tags' | 'arns';
   /** The parameter that says how long the action lasts; absent → it is near-instantaneous. */
   durationParameter?: string;
   parameters: Record<string, ReferenceParameter>;
@@ -285,6 +291,7 @@ export const FIS_REFERENCE: readonly ReferenceAction[] = [
     doc: ref('api-ice'),
     description: 'Answers InsufficientInstanceCapacity to launch requests made by the target IAM roles.',
     target: { key: 'Roles', resourceType: 'aws:iam:role' },
+    targeting: 'arns',
     durationParameter: 'duration',
     parameters: {
       duration: duration(UNRANGED),
@@ -455,6 +462,7 @@ export const FIS_REFERENCE: readonly ReferenceAction[] = [
     doc: ref('inject-kubernetes-custom-resource'),
     description: 'Applies a Chaos Mesh or Litmus custom resource to one target EKS cluster.',
     target: { key: 'Cluster', resourceType: 'aws:eks:cluster' },
+    targeting: 'arns',
     durationParameter: 'maxDuration',
     parameters: {
       kubernetesApiVersion: req('The custom resource apiVersion.', {
@@ -736,6 +744,7 @@ export const FIS_REFERENCE: readonly ReferenceAction[] = [
     doc: ref('bucket-pause-replication'),
     description: 'Pauses replication from the target source buckets.',
     target: { key: 'Buckets', resourceType: 'aws:s3:bucket' },
+    targeting: 'tags',
     durationParameter: 'duration',
     parameters: {
       duration: duration(),

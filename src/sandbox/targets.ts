@@ -26,6 +26,8 @@ export interface SandboxResource {
     podName: string;
   };
   role: ResourceRole;
+  /** The owning account when the ARN does not name one (S3 buckets: `arn:aws:s3:::name`). */
+  accountId?: string;
   /** Resources of one service; a fault's share of capacity is counted within the group. */
   group: string;
 }
@@ -295,7 +297,10 @@ function canaryExtras(region: string, accountId: string): SandboxResource[] {
       'canary-sessions',
       'data',
     ),
-    one('aws:s3:bucket', `arn:aws:s3:::canary-assets-${accountId}`, 'none', 'canary-assets', 'data'),
+    {
+      ...one('aws:s3:bucket', `arn:aws:s3:::canary-assets-${accountId}`, 'none', 'canary-assets', 'data'),
+      accountId,
+    },
     one('aws:kinesis:stream', at('kinesis', 'stream/canary-events'), 'none', 'canary-events', 'data'),
     one('aws:dsql:cluster', at('dsql', 'cluster/canary0ledger0dsql'), 'none', 'canary-ledger', 'data'),
     one(
