@@ -13,8 +13,13 @@ import {
   StartExperimentCommand,
   type CreateExperimentTemplateCommandInput,
 } from '@aws-sdk/client-fis';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { FIS_REFERENCE, type ParameterRule, type ReferenceAction } from '../../src/fis-reference/actions.js';
 import { ACTION_CATALOG, type ActionEffect } from '../../src/sandbox/fis/catalog.js';
+import { cliArgs } from '../helpers/cli.js';
 import { startSandboxProcess, type RunningSandbox } from '../helpers/sandbox.js';
 import { recordingFis, waitForExperiment, type RecordingFis } from './fis-client.js';
 
@@ -89,8 +94,12 @@ beforeAll(async () => {
   await Promise.all(workers);
 }, 60_000);
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dir = mkdtempSync(path.join(tmpdir(), 'fis-catalogue-'));
+
 afterAll(async () => {
   await sandbox?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /** A value the reference's rule accepts, at the end of the range that shows the fault most plainly. */
@@ -152,9 +161,8 @@ function templateFor(a: ReferenceAction, target: Resource | undefined): CreateEx
 const ended = (s: string | undefined) => s === 'completed' || s === 'failed' || s === 'stopped';
 
 async function actionsOf(experimentId: string): Promise<ActionRecord[]> {
-  return (
-    await sandbox.admin.get<{ actions: ActionRecord[] }>(`/actions?experimentId=${experimentId}`)
-  ).actions;
+  return (await sandbox.admin.get<{ actions: ActionRecord[] }>(`/actions?experimentId=${experimentId}`))
+    .actions;
 }
 
 async function rehearse(a: ReferenceAction): Promise<Outcome> {
@@ -217,4 +225,56 @@ describe('every action of the FIS actions reference rehearses on the sandbox', (
       else expect(o.runActions[0]!.canaryFault).toBeNull();
     },
   );
+});
+
+/** `chaos-gate plan <plan> --resolve` against the sandbox, as a child (asynchronously: see plan-resolve.test.ts). */
+async function planResolve(plan: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, cliArgs(['plan', plan, '--resolve']), {
+      cwd: ROOT,
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        AWS_ENDPOINT_URL: sandbox.urls.aws,
+        AWS_ACCESS_KEY_ID: 'sandbox',
+        AWS_SECRET_ACCESS_KEY: 'sandbox',
+        AWS_REGION: 'us-east-1',
+        CHAOS_GATE_PROMETHEUS_URL: 'http://127.0.0.1:9',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The orders fixture with its stop-task action replaced by `action` (YAML lines under `actions:`). */
+function ordersPlanWith(name: string, action: string): string {
+  const fixture = readFileSync(path.join(ROOT, 'fixtures/plans/ecs-stop-task.yaml'), 'utf8');
+  let replaced = fixture.replace(/    stopTasks:\n      actionId: aws:ecs:stop-task\n/, action);
+  expect(replaced).not.toBe(fixture);
+  // A three-minute stress (blindAfter needs three measurements inside the fault) within the blast radius.
+  replaced = replaced.replace('maxActionDuration: 60s', 'maxActionDuration: 3m');
+  const file = path.join(dir, `${name}.yaml`);
+  writeFileSync(file, replaced);
+  return file;
+}
+
+describe('plan --resolve keeps its documented exit codes', () => {
+  it('resolves an ECS task-cpu-stress plan by a dry run (exit 0); an action FIS does not know is exit 2, named', async () => {
+    const stress = ordersPlanWith(
+      'task-cpu-stress',
+      '    stressTasks:\n      actionId: aws:ecs:task-cpu-stress\n      parameters: { duration: PT3M, percent: "80" }\n',
+    );
+    const typo = ordersPlanWith('typo', '    stressTasks:\n      actionId: aws:ecs:task-cpu-stres\n');
+    const [ok, bad] = await Promise.all([planResolve(stress), planResolve(typo)]);
+    expect(ok.status, ok.stderr).toBe(0);
+    // The dry run resolved the orders tasks (a quarter of eight).
+    expect(ok.stdout).toMatch(/task\/orders-staging\/0rde75/);
+    expect(bad.status, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain('aws:ecs:task-cpu-stres');
+    expect(bad.stderr).toContain('the FIS dry run could not be made');
+  }, 60_000);
 });

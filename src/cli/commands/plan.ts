@@ -4,7 +4,7 @@
  * reads the budget. Exit 0 unless refused (2), as the action's `command: plan`.
  */
 import { resolve } from 'node:path';
-import { reviewPlan } from '../../compose/review.js';
+import { reviewPlan, ReviewResolveError } from '../../compose/review.js';
 import { formatIssue, PlanError } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { prComment } from '../../report/comment.js';
@@ -98,6 +98,11 @@ export const plan: CliCommand = {
       }
       if (error instanceof PolicyError) {
         io.err(error.message);
+        return 2;
+      }
+      // Nothing was injected; the plan (as FIS reads it) or the AWS setting is what is wrong: exit 2.
+      if (error instanceof ReviewResolveError) {
+        io.err(`${file}: ${error.message}`);
         return 2;
       }
       throw error;
