@@ -253,7 +253,7 @@ async function planResolve(plan: string): Promise<{ status: number | null; stdou
 /** The orders fixture with its stop-task action replaced by `action` (YAML lines under `actions:`). */
 function ordersPlanWith(name: string, action: string): string {
   const fixture = readFileSync(path.join(ROOT, 'fixtures/plans/ecs-stop-task.yaml'), 'utf8');
-  let replaced = fixture.replace(/    stopTasks:\n      actionId: aws:ecs:stop-task\n/, action);
+  let replaced = fixture.replace(/ {4}stopTasks:\n {6}actionId: aws:ecs:stop-task\n/, action);
   expect(replaced).not.toBe(fixture);
   // A three-minute stress (blindAfter needs three measurements inside the fault) within the blast radius.
   replaced = replaced.replace('maxActionDuration: 60s', 'maxActionDuration: 3m');
