@@ -199,7 +199,7 @@ describe.skipIf(skip !== null)('replay readability in headless Chromium', () => 
 
   it('keeps an error ratio’s bound and abort lines apart under a tall spike (square-root scale)', async () => {
     const journal = crowdedJournal();
-    journal.slis = [{ name: 'error_ratio', bound: '<= 0.01', during: true }];
+    journal.slis = [{ name: 'error_ratio', bound: '<= 0.01', steadyBound: '<= 0.01', during: true }];
     journal.abortRules = [{ sli: 'error_ratio', op: 'above', threshold: 0.05, forMs: 2000, count: 2 }];
     journal.measurements = journal.measurements.map((m, i) => {
       const value = m.phase === 'fault' ? 0.6 : 0.001 * (i % 3);
