@@ -74,6 +74,8 @@ function checks(a: ReferenceAction): string {
     Object.keys(a.parameters).length === 0
       ? 'no parameters'
       : 'required parameters, known names, each value against its rule',
+    ...(a.targeting === 'tags' ? ['the target by resource tags only'] : []),
+    ...(a.targeting === 'arns' ? ['the target by ARN only (no tags, filters or parameters)'] : []),
   ];
   return parts.join('; ');
 }
@@ -106,7 +108,7 @@ export function fisActionsDoc(): string {
     'from one second up to FIS’s 12-hour action limit; a parameter marked optional or given a default is',
     'optional; target keys are the ones `aws fis get-action` returns. S3 replication targets are taken only by',
     'tags, `inject-kubernetes-custom-resource` and `api-insufficient-instance-capacity-error` targets only by',
-    'ARN (the sandbox refuses other forms, as FIS does).',
+    'ARN: the gate refuses other forms (`action-targeting`) and so does the sandbox, as FIS does.',
     '',
     '| Action | Target | Parameters | The gate checks | The sandbox simulates |',
     '| --- | --- | --- | --- | --- |',

@@ -219,3 +219,60 @@ describe('action refusals', () => {
     expect(out).toEqual([]);
   });
 });
+
+describe('how an action takes its targets (the FIS actions reference)', () => {
+  it('refuses ARNs for S3 replication (tags only) and tags for a Kubernetes custom resource (ARNs only)', () => {
+    const s3ByArn: Change = (p) => {
+      p.fis.targets = {
+        bucket: {
+          resourceType: 'aws:s3:bucket',
+          resourceArns: ['arn:aws:s3:::orders-assets'],
+          selectionMode: 'ALL',
+        },
+      } as PlanInput['fis']['targets'];
+      p.fis.actions = {
+        pause: {
+          actionId: 'aws:s3:bucket-pause-replication',
+          parameters: { duration: 'PT1M', region: 'eu-west-1' },
+          targets: { Buckets: 'bucket' },
+        },
+      } as PlanInput['fis']['actions'];
+    };
+    expect(refusals(s3ByArn, 'action-targeting')).toEqual([
+      ['action-targeting', 'fis.targets.bucket.resourceArns', 'resourceArns', 'resourceTags'],
+    ]);
+    const clusterByTag: Change = (p) => {
+      p.fis.targets = {
+        cluster: {
+          resourceType: 'aws:eks:cluster',
+          resourceTags: { Environment: 'staging-chaos' },
+          selectionMode: 'COUNT(1)',
+        },
+      } as PlanInput['fis']['targets'];
+      p.fis.actions = {
+        chaos: {
+          actionId: 'aws:eks:inject-kubernetes-custom-resource',
+          parameters: {
+            kubernetesApiVersion: 'chaos-mesh.org/v1alpha1',
+            kubernetesKind: 'PodChaos',
+            kubernetesNamespace: 'default',
+            kubernetesSpec: '{"action":"pod-kill","mode":"one"}',
+            maxDuration: 'PT1M',
+          },
+          targets: { Cluster: 'cluster' },
+        },
+      } as PlanInput['fis']['actions'];
+    };
+    expect(refusals(clusterByTag, 'action-targeting')).toEqual([
+      ['action-targeting', 'fis.targets.cluster.resourceTags', 'resourceTags', 'resourceArns only'],
+    ]);
+    // The same actions with the targets the reference asks for pass this rule.
+    const s3ByTag: Change = (p) => {
+      s3ByArn(p);
+      const t = (p.fis.targets as Record<string, Record<string, unknown>>).bucket!;
+      delete t.resourceArns;
+      t.resourceTags = { Environment: 'staging-chaos' };
+    };
+    expect(refusals(s3ByTag, 'action-targeting')).toEqual([]);
+  });
+});
