@@ -239,6 +239,13 @@ describe.skipIf(skip !== null)('replay HTML in headless Chromium', () => {
     expect(await text(page, '#readout-p95-latency-s')).toBe('0.1000');
     expect(await currentEvent(page)).toBe('verdict');
 
+    // Replay plays it again from the start (at real time, so it is still on its way when read).
+    await page.getByTestId('speed').selectOption('1');
+    await page.getByTestId('play').click();
+    expect(await text(page, '#play')).toBe('Pause');
+    expect(Number(await page.locator('#time-now').getAttribute('data-time'))).toBeLessThan(5.5);
+    await page.getByTestId('play').click();
+
     // Restart shows what the page used to open on: empty charts, far less drawn in the same panel.
     await page.getByTestId('restart').click();
     expect(await text(page, '#status')).toBe('ready');
