@@ -20,7 +20,9 @@ const LAYERS = {
   files: [],
   net: [],
   clock: ['net'],
-  plan: BOTTOM,
+  // The FIS actions reference as data: the one table the plan checks against and the sandbox enforces.
+  'fis-reference': [],
+  plan: [...BOTTOM, 'fis-reference'],
   journal: BOTTOM,
   injector: [...BOTTOM, 'clock', 'plan'],
   metrics: [...BOTTOM, 'clock', 'plan', 'journal'],
@@ -49,7 +51,7 @@ const LAYERS = {
   // The CLI starts the sandbox and drives the action's own code path in `demo`.
   cli: ALL,
   // The local stand-ins share nothing with the product they stand in for.
-  sandbox: BOTTOM,
+  sandbox: [...BOTTOM, 'fis-reference'],
 };
 
 /** Folders that touch no file system: the front door reads files and hands their content in. */

@@ -392,8 +392,39 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
   await uploadArtifacts(deps, artifactName, [journalPath, reportPath, attestationPath], workspace);
   const { judgementLines } = await import('../report/progress.js');
   for (const line of judgementLines(journal)) core.info(line);
+  const { fisConsoleUrl } = await import('../report/common.js');
+  for (const line of recordLinks(
+    env,
+    inputs.checkRun ? reporter?.checkRun : undefined,
+    journal,
+    fisConsoleUrl,
+  ))
+    core.info(line);
   announceVerdict(core, verdict, journal.reason ?? 'the run ended without a reason');
   return exitCode;
+}
+
+/**
+ * Where the run's record can be read, as the step log's last lines before the verdict: the check run,
+ * the job summary (on the workflow run's page) and the experiment in the FIS console. A link is left
+ * out when what it needs is unknown (no check run was created, no experiment started).
+ */
+export function recordLinks(
+  env: Record<string, string | undefined>,
+  checkRunId: number | undefined,
+  journal: { experimentId?: string | undefined; region?: string | undefined },
+  fisConsoleUrl: (region: string, experimentId: string) => string,
+): string[] {
+  const server = env.GITHUB_SERVER_URL;
+  const repo = env.GITHUB_REPOSITORY;
+  const lines: string[] = [];
+  if (server && repo && checkRunId !== undefined)
+    lines.push(`chaos-gate: check run ${server}/${repo}/runs/${checkRunId}`);
+  const summary = runUrl(env);
+  if (summary) lines.push(`chaos-gate: summary ${summary}`);
+  if (journal.experimentId && journal.region)
+    lines.push(`chaos-gate: FIS console ${fisConsoleUrl(journal.region, forLog(journal.experimentId))}`);
+  return lines;
 }
 
 async function reviewCommand(
@@ -403,6 +434,11 @@ async function reviewCommand(
   reporter: GitHubReporter | undefined,
 ): Promise<number> {
   const review = await deps.reviewPlan(inputs, planFile);
+  // The step log shows the review as `chaos-gate plan` prints it; plan text is untrusted, so each line
+  // goes through forLog.
+  const { reviewLines, refusalLines } = await import('../report/review.js');
+  for (const line of [...reviewLines(review, inputs.plan), '', ...refusalLines(review, inputs.plan)])
+    deps.core.info(forLog(line));
   const { prComment } = await import('../report/comment.js');
   const body = prComment(review, { runUrl: runUrl(deps.env) });
   if (reporter && inputs.prComment) await reporter.upsertComment(review.planId, body);

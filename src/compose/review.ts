@@ -85,6 +85,18 @@ function failoverSection(loaded: LoadedPlan): PlanReview['sections'][number] | u
   };
 }
 
+/**
+ * The dry run `--resolve` asked for could not be made: FIS refused the template the plan makes (an action
+ * or parameter it does not take), or AWS could not be reached. Nothing was injected; `plan` exits 2, the
+ * code of an unusable plan or setting, with this message.
+ */
+export class ReviewResolveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReviewResolveError';
+  }
+}
+
 /** Builds the review; touches AWS only with `resolve` (a dry run: no action runs). */
 export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
   const clock = o.clock ?? systemClock;
@@ -157,22 +169,13 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
       ...(tagging ? { tagging } : {}),
       taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
     });
-    const { templateId } = await injector.provision(plan, ctx);
-    // The dry run runs under the template's stop conditions, the lease among them: like a run, the
-    // review beats a lease of its own until the dry run has answered, then deletes its alarm.
-    const keeper = new LeaseKeeper({
-      lease: new CloudWatchLease(clients.cloudwatch, plan.id, reviewKey),
-      clock,
-      staleAfterMs: Number.POSITIVE_INFINITY,
-      note: () => undefined,
-    });
     let resolution: Awaited<ReturnType<FisInjector['resolveTargets']>>;
     try {
-      await keeper.start();
-      resolution = await injector.resolveTargets(plan, templateId, ctx);
-    } finally {
-      await keeper.end();
-      await injector.endLease().catch(() => undefined);
+      resolution = await dryRun(injector, plan, ctx, clients, reviewKey, clock);
+    } catch (error) {
+      throw new ReviewResolveError(
+        `the FIS dry run could not be made: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     targets = tagging ? await withTags(tagging, resolution.targets) : resolution.targets;
     for (const gate of gates.filter((g) => g.stage === 'after-targets')) {
@@ -258,4 +261,31 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
   // A review is not a run: only a refusal fails it (2). A time that is wrong now (`not-run`) is shown in
   // the review and exits 0, as the action's `command: plan` does, so a plan review never fails on the clock.
   return { loaded, review, decisions, targets, exitCode: refusals.length ? 2 : 0 };
+}
+
+/** Provisions the plan's template and resolves its targets by a dry run, under a lease of the review's own. */
+async function dryRun(
+  injector: FisInjector,
+  plan: LoadedPlan['plan'],
+  ctx: { runId: string; attempt: number },
+  clients: NonNullable<ReturnType<typeof createAwsClients>>,
+  reviewKey: string,
+  clock: Clock,
+): Promise<Awaited<ReturnType<FisInjector['resolveTargets']>>> {
+  const { templateId } = await injector.provision(plan, ctx);
+  // The dry run runs under the template's stop conditions, the lease among them: like a run, the
+  // review beats a lease of its own until the dry run has answered, then deletes its alarm.
+  const keeper = new LeaseKeeper({
+    lease: new CloudWatchLease(clients.cloudwatch, plan.id, reviewKey),
+    clock,
+    staleAfterMs: Number.POSITIVE_INFINITY,
+    note: () => undefined,
+  });
+  try {
+    await keeper.start();
+    return await injector.resolveTargets(plan, templateId, ctx);
+  } finally {
+    await keeper.end();
+    await injector.endLease().catch(() => undefined);
+  }
 }

@@ -1,26 +1,28 @@
 /**
- * The documented parameter limits of the FIS actions chaos-gate knows (FIS User Guide, "AWS FIS Actions
- * reference"; SEMANTICS §4), checked when a plan is read so that a template FIS would reject — a
+ * The documented parameter limits of every FIS action (the FIS actions reference, kept as data in
+ * `src/fis-reference/actions.ts`), checked when a plan is read so that a template FIS would reject — a
  * `PT15S` partition, a pod-delete without its service account — is refused before anything is touched.
- * Actions not listed here are passed to FIS unchecked: FIS has more actions than chaos-gate knows.
+ * An action id the reference does not list is passed to FIS unchecked (FIS adds actions; it answers for
+ * an id it does not know itself).
  *
- * The sandbox keeps its own copy of these limits (`src/sandbox/fis/catalog.ts`): it stands in for AWS and
- * shares no code with the engine; `test/plan/fis-actions.test.ts` checks the two agree.
+ * The sandbox enforces the same table on CreateExperimentTemplate: one table, two readers.
  */
+import {
+  FIS_MAX_ACTION_MS,
+  FIS_MIN_ACTION_MS,
+  FIS_REFERENCE_BY_ID,
+  isoDurationMs,
+  isoOf,
+  type ParameterRule,
+} from '../fis-reference/actions.js';
 
-/** Shortest duration FIS accepts for a duration parameter: one minute (UG-ref, "from one minute to 12 hours"). */
-export const FIS_MIN_ACTION_DURATION_MS = 60_000;
-/** Longest action FIS runs: 12 hours (SQ-FIS L-A7622DAA). */
-export const FIS_MAX_ACTION_DURATION_MS = 12 * 3_600_000;
+export { isoDurationMs };
+export type { ParameterRule };
 
-/** How one parameter's value is constrained. */
-export type ParameterRule =
-  | { kind: 'duration'; min: number; max: number }
-  | { kind: 'integer'; min: number; max?: number }
-  | { kind: 'enum'; values: readonly string[]; list?: boolean }
-  | { kind: 'json' }
-  | { kind: 'boolean' }
-  | { kind: 'text' };
+/** Shortest duration FIS accepts for most duration parameters: one minute. */
+export const FIS_MIN_ACTION_DURATION_MS = FIS_MIN_ACTION_MS;
+/** Longest action FIS runs: 12 hours (Service Quotas L-A7622DAA). */
+export const FIS_MAX_ACTION_DURATION_MS = FIS_MAX_ACTION_MS;
 
 /** One action: its target key and resource type, and its parameters. */
 export interface ActionLimits {
@@ -28,125 +30,9 @@ export interface ActionLimits {
   parameters: Record<string, { required: boolean; rule: ParameterRule }>;
 }
 
-const DURATION: ParameterRule = {
-  kind: 'duration',
-  min: FIS_MIN_ACTION_DURATION_MS,
-  max: FIS_MAX_ACTION_DURATION_MS,
-};
-const PERCENT: ParameterRule = { kind: 'integer', min: 0, max: 100 };
-const TEXT: ParameterRule = { kind: 'text' };
-
-/** The parameters every `aws:eks:pod-*` action shares (UG-ref, "aws:eks:pod actions"). */
-const EKS_POD_COMMON = {
-  kubernetesServiceAccount: { required: true, rule: TEXT },
-  fisPodContainerImage: { required: false, rule: TEXT },
-  maxErrorsPercent: { required: false, rule: PERCENT },
-  fisPodLabels: { required: false, rule: TEXT },
-  fisPodAnnotations: { required: false, rule: TEXT },
-  fisPodSecurityPolicy: {
-    required: false,
-    rule: { kind: 'enum', values: ['privileged', 'baseline', 'restricted'] } as ParameterRule,
-  },
-};
-const PODS = { key: 'Pods', resourceType: 'aws:eks:pod' };
-
-/** The actions chaos-gate knows, by action id. */
-export const FIS_ACTION_LIMITS: Readonly<Record<string, ActionLimits>> = {
-  'aws:fis:wait': { parameters: { duration: { required: true, rule: DURATION } } },
-  'aws:network:disrupt-connectivity': {
-    target: { key: 'Subnets', resourceType: 'aws:ec2:subnet' },
-    parameters: {
-      duration: { required: true, rule: DURATION },
-      scope: {
-        required: false,
-        rule: {
-          kind: 'enum',
-          values: ['all', 'availability-zone', 'dynamodb', 'prefix-list', 's3', 's3express', 'vpc'],
-        },
-      },
-      prefixListIdentifier: { required: false, rule: TEXT },
-    },
-  },
-  'aws:ec2:stop-instances': {
-    target: { key: 'Instances', resourceType: 'aws:ec2:instance' },
-    parameters: {
-      startInstancesAfterDuration: { required: false, rule: DURATION },
-      completeIfInstancesTerminated: { required: false, rule: { kind: 'boolean' } },
-    },
-  },
-  'aws:ecs:stop-task': { target: { key: 'Tasks', resourceType: 'aws:ecs:task' }, parameters: {} },
-  'aws:ssm:send-command': {
-    target: { key: 'Instances', resourceType: 'aws:ec2:instance' },
-    parameters: {
-      documentArn: { required: true, rule: TEXT },
-      documentVersion: { required: false, rule: TEXT },
-      documentParameters: { required: false, rule: { kind: 'json' } },
-      duration: { required: true, rule: DURATION },
-    },
-  },
-  'aws:eks:pod-delete': {
-    target: PODS,
-    parameters: {
-      ...EKS_POD_COMMON,
-      gracePeriodSeconds: { required: false, rule: { kind: 'integer', min: 0 } },
-    },
-  },
-  'aws:eks:pod-cpu-stress': {
-    target: PODS,
-    parameters: {
-      ...EKS_POD_COMMON,
-      duration: { required: true, rule: DURATION },
-      percent: { required: false, rule: PERCENT },
-      workers: { required: false, rule: { kind: 'integer', min: 0 } },
-    },
-  },
-  'aws:eks:pod-network-latency': {
-    target: PODS,
-    parameters: {
-      ...EKS_POD_COMMON,
-      duration: { required: true, rule: DURATION },
-      delayMilliseconds: { required: false, rule: { kind: 'integer', min: 0 } },
-      jitterMilliseconds: { required: false, rule: { kind: 'integer', min: 0 } },
-      sources: { required: false, rule: TEXT },
-      interface: { required: false, rule: TEXT },
-    },
-  },
-  'aws:eks:inject-kubernetes-custom-resource': {
-    target: { key: 'Cluster', resourceType: 'aws:eks:cluster' },
-    parameters: {
-      kubernetesApiVersion: { required: true, rule: TEXT },
-      kubernetesKind: { required: true, rule: TEXT },
-      kubernetesNamespace: { required: true, rule: TEXT },
-      kubernetesSpec: { required: true, rule: { kind: 'json' } },
-      maxDuration: { required: true, rule: DURATION },
-    },
-  },
-  'aws:cloudwatch:assert-alarm-state': {
-    parameters: {
-      alarmArns: { required: true, rule: TEXT },
-      alarmStates: {
-        required: true,
-        rule: { kind: 'enum', values: ['OK', 'ALARM', 'INSUFFICIENT_DATA'], list: true },
-      },
-    },
-  },
-};
-
-/** Parses an ISO-8601 duration as FIS takes them (`PT1M`, `PT90S`, `PT1H30M`, `P1D`) to ms. */
-export function isoDurationMs(text: string): number | undefined {
-  const m =
-    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      text,
-    );
-  if (!m || text === 'P' || text.endsWith('T')) return undefined;
-  const [, d, h, min, s] = m;
-  return Math.round(
-    Number(d ?? 0) * 86_400_000 +
-      Number(h ?? 0) * 3_600_000 +
-      Number(min ?? 0) * 60_000 +
-      Number(s ?? 0) * 1000,
-  );
-}
+/** The actions chaos-gate knows, by action id: the reference itself. */
+export const FIS_ACTION_LIMITS: Readonly<Record<string, ActionLimits>> =
+  Object.fromEntries(FIS_REFERENCE_BY_ID);
 
 /** One way an action breaks its documented limits: the path below the action and what FIS expects. */
 export interface ActionLimitProblem {
@@ -214,7 +100,8 @@ function ruleProblem(rule: ParameterRule, value: string): string | undefined {
     case 'duration': {
       const ms = isoDurationMs(value);
       if (ms === undefined) return undefined; // refused as action-duration-format, with the fix
-      if (ms < rule.min || ms > rule.max) return 'an ISO-8601 duration from PT1M to PT12H';
+      if (ms < rule.minMs || ms > rule.maxMs)
+        return `an ISO-8601 duration from ${isoOf(rule.minMs)} to ${isoOf(rule.maxMs)}`;
       return undefined;
     }
     case 'integer': {
@@ -225,6 +112,12 @@ function ruleProblem(rule: ParameterRule, value: string): string | undefined {
           : `a whole number from ${rule.min} to ${rule.max}`;
       return undefined;
     }
+    case 'number': {
+      const n = Number(value);
+      if (!/^\d+(?:\.\d+)?$/.test(value) || n < rule.min || n > rule.max)
+        return `a number from ${rule.min} to ${rule.max}`;
+      return undefined;
+    }
     case 'enum': {
       const items = rule.list ? value.split(',') : [value];
       if (items.every((v) => rule.values.includes(v))) return undefined;
@@ -232,8 +125,10 @@ function ruleProblem(rule: ParameterRule, value: string): string | undefined {
         ? `a comma-separated list of ${rule.values.join(', ')}`
         : `one of ${rule.values.join(', ')}`;
     }
-    case 'boolean':
-      return value === 'true' || value === 'false' ? undefined : 'true or false';
+    case 'boolean': {
+      const v = rule.ignoreCase ? value.toLowerCase() : value;
+      return v === 'true' || v === 'false' ? undefined : 'true or false';
+    }
     case 'json':
       try {
         JSON.parse(value);

@@ -3,6 +3,7 @@
  * tags, COUNT/PERCENT/ALL against maxTargets and maxPercent), actions that name targets and predecessors
  * that exist without waiting in a cycle, and FIS's own per-template limits on actions and stop conditions.
  */
+import { FIS_REFERENCE_BY_ID } from '../fis-reference/actions.js';
 import type { Add } from './refusals.js';
 import type { Plan } from './schema.js';
 
@@ -21,7 +22,10 @@ export function checkTargets(plan: Plan, add: Add): void {
   for (const [name, target] of Object.entries(plan.fis.targets)) {
     const base = ['fis', 'targets', name];
     const tags = target.resourceTags;
-    for (const [key, want] of Object.entries(radius.requireTags)) {
+    // A target listed by ARN carries no tags in the plan (some actions take nothing else, e.g.
+    // inject-kubernetes-custom-resource): its resources' tags are checked once resolved, as the policy's are.
+    const byArn = target.resourceArns !== undefined && tags === undefined;
+    for (const [key, want] of Object.entries(byArn ? {} : radius.requireTags)) {
       const have = tags?.[key];
       if (have === want) continue;
       const shown = have === undefined ? `no ${key} tag` : `${key}=${have}`;
@@ -135,6 +139,7 @@ export function checkActions(plan: Plan, add: Add): void {
         );
       }
     }
+    checkTargeting(plan, name, action, add);
     (action.startAfter ?? []).forEach((after, i) => {
       if (!names.includes(after)) {
         add(
@@ -156,6 +161,44 @@ export function checkActions(plan: Plan, add: Add): void {
       'no cycles',
       `actions wait for each other in a cycle (${cycle.join(' → ')}), so none of them can start`,
     );
+  }
+}
+
+/**
+ * The FIS actions reference restricts how some actions' targets are defined: S3 replication "only
+ * supports targeting by tags"; inject-kubernetes-custom-resource and api-insufficient-instance-capacity-error
+ * do not support "resource tags, filters, or parameters". FIS refuses the template otherwise.
+ */
+function checkTargeting(plan: Plan, name: string, action: Plan['fis']['actions'][string], add: Add): void {
+  const ref = FIS_REFERENCE_BY_ID.get(action.actionId);
+  if (!ref?.target || !ref.targeting) return;
+  const targetName = action.targets?.[ref.target.key];
+  const target = targetName === undefined ? undefined : plan.fis.targets[targetName];
+  if (!target) return;
+  const path = ['fis', 'targets', targetName!];
+  const byArns = (target.resourceArns?.length ?? 0) > 0;
+  if (ref.targeting === 'tags' && byArns)
+    add(
+      'action-targeting',
+      [...path, 'resourceArns'],
+      'resourceArns',
+      'resourceTags',
+      `target '${targetName}' lists ARNs, but ${action.actionId} (action '${name}') only takes targets defined by resource tags`,
+    );
+  if (ref.targeting === 'arns') {
+    const extra = [
+      ...(target.resourceTags ? ['resourceTags'] : []),
+      ...((target.filters?.length ?? 0) > 0 ? ['filters'] : []),
+      ...(Object.keys(target.parameters ?? {}).length > 0 ? ['parameters'] : []),
+    ];
+    if (!byArns || extra.length > 0)
+      add(
+        'action-targeting',
+        extra.length ? [...path, extra[0]!] : path,
+        extra.join(', ') || '(no resourceArns)',
+        'resourceArns only',
+        `target '${targetName}' is defined by ${extra.join(', ') || 'no ARNs'}, but ${action.actionId} (action '${name}') only takes targets listed by ARN (no tags, filters or parameters)`,
+      );
   }
 }
 

@@ -50,6 +50,8 @@ export type RefusalRule =
   | 'arns-over-max-targets'
   | 'promql-syntax'
   | 'unknown-target'
+  /** A target defined in a way the action does not take (S3 replication: tags only; some: ARNs only). */
+  | 'action-targeting'
   | 'unknown-start-after'
   | 'start-after-cycle'
   | 'too-many-stop-conditions'

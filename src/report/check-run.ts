@@ -312,7 +312,8 @@ export function factsTable(journal: Journal): string {
     `${mdCell(journal.runId)}${journal.attempt ? ` (attempt ${journal.attempt})` : ''}, started ${isoTime(journal.startedAt)}`,
   ]);
   // Offsets without their origin are ambiguous (injection? start?), so the table says which it is.
-  return timings.length ? `${keyValueMarkdown(rows)}\n\n${clockNote(journal)}` : keyValueMarkdown(rows);
+  const table = keyValueMarkdown(rows, ['fact', 'value']);
+  return timings.length ? `${table}\n\n${clockNote(journal)}` : table;
 }
 
 /** The per-SLI judgement table (src/report/common.ts `sliRows`): the same cells in every report. */
@@ -340,7 +341,7 @@ function renderSummary(
       slis,
     );
   const budget = budgetRows(journal);
-  if (budget.length) parts.push('### Error budget', keyValueTable(budget));
+  if (budget.length) parts.push('### Error budget', keyValueTable(budget, ['figure', 'value']));
   const notes = [...(opts.notes ?? [])];
   if (journal.verdict !== 'held' && journal.verdict !== null && conclusion !== 'failure') {
     notes.push(

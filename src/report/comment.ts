@@ -76,7 +76,7 @@ function reviewBody(r: PlanReview): string {
   }
   for (const s of r.sections) {
     parts.push(`### ${mdText(s.heading)}`);
-    if (s.rows.length) parts.push(keyValueTable(s.rows));
+    if (s.rows.length) parts.push(keyValueTable(s.rows, ['check', 'result']));
     if (s.note) parts.push(mdText(s.note));
   }
   return parts.join('\n\n');

@@ -365,14 +365,25 @@ export function budgetRows(journal: Journal): [string, string][] {
 }
 
 /** A two-column Markdown table of plain-text rows (every key and value is neutralised). */
-export function keyValueTable(rows: [string, string][]): string {
-  return keyValueMarkdown(rows.map(([k, v]) => [mdCell(k), mdCell(v)]));
+export function keyValueTable(rows: [string, string][], head: [string, string] = ['item', 'value']): string {
+  return keyValueMarkdown(
+    rows.map(([k, v]) => [mdCell(k), mdCell(v)]),
+    head,
+  );
 }
 
-/** A two-column Markdown table whose cells are Markdown of our own (values already neutralised). */
-export function keyValueMarkdown(rows: [string, string][]): string {
+/**
+ * A two-column Markdown table whose cells are Markdown of our own (values already neutralised). The
+ * header names its columns: an empty header row renders as a blank bar above the table.
+ */
+export function keyValueMarkdown(
+  rows: [string, string][],
+  head: [string, string] = ['item', 'value'],
+): string {
   if (!rows.length) return '';
-  return ['| | |', '|---|---|', ...rows.map(([k, v]) => `| ${markdownCell(k)} | ${markdownCell(v)} |`)].join(
-    '\n',
-  );
+  return [
+    `| ${head[0]} | ${head[1]} |`,
+    '|---|---|',
+    ...rows.map(([k, v]) => `| ${markdownCell(k)} | ${markdownCell(v)} |`),
+  ].join('\n');
 }

@@ -159,3 +159,28 @@ function judgingRows(plan: Plan): [string, string][] {
   if (texts.size === 1) return [['judging', [...texts][0] ?? '']];
   return rows.map(([n, v]) => [`judging ${n}`, v]);
 }
+
+/**
+ * The review as plain lines: the plan, then each section's rows aligned under its heading, then the
+ * refusals located in the plan (or that none stands in the way). The CLI's `plan` prints these, and the
+ * action's `command: plan` writes them to the step log (each line through `forLog` there).
+ */
+export function reviewLines(r: PlanReview, file: string): string[] {
+  const out = [`plan ${r.planId} (${file}, digest ${r.digest.slice(0, 12)})`];
+  for (const section of r.sections) {
+    out.push('', section.heading);
+    const width = Math.max(...section.rows.map(([k]) => k.length), 4);
+    for (const [k, v] of section.rows) out.push(`  ${k.padEnd(width)}  ${v}`);
+    if (section.note) out.push(`  (${section.note})`);
+  }
+  return out;
+}
+
+/** The refusals of a review, one per line, located in the plan as `validate` prints them. */
+export function refusalLines(r: PlanReview, file: string): string[] {
+  if (r.refusals.length === 0) return [];
+  return [
+    `refused (${r.refusals.length}):`,
+    ...r.refusals.map((x) => `  ${file}:${x.line ?? 1}: ${x.message}`),
+  ];
+}

@@ -324,6 +324,7 @@ function actionRecord(a: ActionRun): Record<string, unknown> {
     startTime: new Date(a.startTime).toISOString(),
     endTime: a.endTime === undefined ? null : new Date(a.endTime).toISOString(),
     endedAs: a.endedAs ?? null,
+    canaryFault: a.canaryFault ?? null,
   };
 }
 

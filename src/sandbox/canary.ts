@@ -18,7 +18,9 @@ export type CanaryFault =
   /** CPU stress on a share of the canary's instances: requests landing there take longer. */
   | { kind: 'cpu-stress'; addedMs: number; share: number }
   /** Network latency on a share of the canary's pods (EKS pod-network-latency, a NetworkChaos delay). */
-  | { kind: 'latency'; addedMs: number; jitterMs: number; share: number };
+  | { kind: 'latency'; addedMs: number; jitterMs: number; share: number }
+  /** A share of calls fail outright while the fault is on (Lambda invocation errors, API faults). */
+  | { kind: 'errors'; share: number; status: number; detail: string };
 
 /** How the canary behaves; set from the sandbox config and the admin endpoint. */
 export interface CanaryBehaviour {
@@ -158,6 +160,7 @@ export class Canary {
     let burst = 0;
     let partition = false;
     let network = 0;
+    let failing: Extract<CanaryFault, { kind: 'errors' }> | undefined;
     for (const f of this.faults.values()) {
       if (f.kind === 'cpu-stress' && this.random() < f.share) cpu += f.addedMs;
       else if (f.kind === 'latency' && this.random() < f.share)
@@ -165,6 +168,7 @@ export class Canary {
       else if (f.kind === 'outage') outage = Math.max(outage, f.share);
       else if (f.kind === 'error-burst' && now < f.untilMs) burst = Math.max(burst, f.share);
       else if (f.kind === 'partition') partition = true;
+      else if (f.kind === 'errors' && this.random() < f.share) failing = f;
     }
     latency += cpu * (0.6 + 0.8 * this.random()) + network;
     if (outage > 0 && this.random() < outage)
@@ -174,6 +178,8 @@ export class Canary {
         latencyMs: b.dependencyTimeoutMs * (1 + this.random()),
         detail: 'network unreachable',
       };
+    if (failing)
+      return { outcome: 'error', status: failing.status, latencyMs: latency, detail: failing.detail };
     if (burst > 0 && this.random() < burst)
       return { outcome: 'error', status: 503, latencyMs: latency, detail: 'instance stopped' };
 
@@ -311,7 +317,7 @@ export class Canary {
       '# HELP canary_faults_active Faults the sandbox has switched on, by kind.',
       '# TYPE canary_faults_active gauge',
     );
-    for (const kind of ['partition', 'outage', 'error-burst', 'cpu-stress', 'latency'])
+    for (const kind of ['partition', 'outage', 'error-burst', 'cpu-stress', 'latency', 'errors'])
       lines.push(
         `canary_faults_active{kind="${kind}"} ${[...this.faults.values()].filter((f) => f.kind === kind).length}`,
       );

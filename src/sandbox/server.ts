@@ -281,7 +281,10 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
         actions.push(run);
         if (actions.length > MAX_LOGGED_ACTIONS) actions.splice(0, actions.length - MAX_LOGGED_ACTIONS);
         const fault = canaryFaultFor(run, inventory, canary.settings, now());
-        if (fault) canary.faultOn(`${run.experimentId}/${run.actionName}`, fault);
+        if (fault) {
+          run.canaryFault = fault.kind;
+          canary.faultOn(`${run.experimentId}/${run.actionName}`, fault);
+        }
       },
       ended(run) {
         canary.faultOff(`${run.experimentId}/${run.actionName}`);

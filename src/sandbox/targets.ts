@@ -1,3 +1,5 @@
+import { REFERENCE_RESOURCE_TYPES } from '../fis-reference/actions.js';
+
 /**
  * The sandbox's pretend AWS account: the resources FIS can target, with ARNs and tags. Each resource
  * says what hitting it does to the canary service (`role`), so an FIS action on a tagged target turns
@@ -24,6 +26,8 @@ export interface SandboxResource {
     podName: string;
   };
   role: ResourceRole;
+  /** The owning account when the ARN does not name one (S3 buckets: `arn:aws:s3:::name`). */
+  accountId?: string;
   /** Resources of one service; a fault's share of capacity is counted within the group. */
   group: string;
 }
@@ -55,6 +59,8 @@ export const KNOWN_RESOURCE_TYPES: ReadonlySet<string> = new Set([
   'aws:s3:bucket',
   'aws:iam:role',
   'aws:network-firewall:firewall',
+  // Every resource type an action of the FIS actions reference targets.
+  ...REFERENCE_RESOURCE_TYPES,
 ]);
 
 /** Builds the sandbox inventory for an account and Region. */
@@ -209,5 +215,121 @@ export function sandboxInventory(accountId = DEFAULT_ACCOUNT_ID, region = DEFAUL
       role: 'app' as const,
       group: 'checkout-api',
     })),
+    // One of each resource type the other FIS actions target, so every action of the reference resolves
+    // and runs here. The canary's own (role `app`) feel it; its database and cache are its dependency.
+    ...canaryExtras(region, accountId),
+  ];
+}
+
+/** The canary's resources of the resource types beyond instances, subnets, tasks and pods. */
+function canaryExtras(region: string, accountId: string): SandboxResource[] {
+  // No Service tag: a plan that targets the canary by tag keeps resolving what it resolved before.
+  const staging = { Environment: 'staging-chaos', Rehearsal: 'fis-actions' };
+  const at = (service: string, resource: string, global = false) =>
+    `arn:aws:${service}:${global ? '' : region}:${accountId}:${resource}`;
+  const one = (
+    resourceType: string,
+    arn: string,
+    role: SandboxResource['role'],
+    name: string,
+    group = role === 'dependency' ? 'redis' : 'canary',
+  ): SandboxResource => ({
+    arn,
+    resourceType,
+    tags: { ...staging, Name: name },
+    attributes: { 'Placement.AvailabilityZone': `${region}a` },
+    role,
+    group,
+  });
+  return [
+    one('aws:iam:role', at('iam', 'role/canary-app', true), 'app', 'canary-app'),
+    one('aws:lambda:function', at('lambda', 'function:canary-handler'), 'app', 'canary-handler'),
+    ...['a', 'b', 'c'].map((zone, i) =>
+      one(
+        'aws:ec2:ebs-volume',
+        at('ec2', `volume/vol-0ca0a${i}0000000001`),
+        'app',
+        `canary-app-0${i + 1}-${zone}`,
+      ),
+    ),
+    ...['a', 'b', 'c'].map((zone, i) =>
+      one(
+        'aws:ec2:spot-instance',
+        at('ec2', `instance/i-05b0a${i}0000000001`),
+        'app',
+        `canary-spot-0${i + 1}-${zone}`,
+      ),
+    ),
+    one(
+      'aws:ec2:autoscaling-group',
+      at('autoscaling', 'autoScalingGroup:0ca0a:autoScalingGroupName/canary'),
+      'app',
+      'canary',
+    ),
+    one('aws:ecs:cluster', at('ecs', 'cluster/canary-cluster'), 'app', 'canary-cluster'),
+    one('aws:eks:nodegroup', at('eks', 'nodegroup/canary-eks/canary-nodes/0ca0a'), 'app', 'canary-nodes'),
+    one(
+      'aws:arc:zonal-shift-managed-resource',
+      at('elasticloadbalancing', 'loadbalancer/app/canary/0ca0a'),
+      'app',
+      'canary-alb',
+    ),
+    // The canary's dependency: the Redis replication group (both resource type names) and its database.
+    one(
+      'aws:elasticache:replicationgroup',
+      at('elasticache', 'replicationgroup:redis-pay'),
+      'dependency',
+      'redis-pay',
+    ),
+    one(
+      'aws:elasticache:redis-replicationgroup',
+      at('elasticache', 'replicationgroup:redis-pay-legacy'),
+      'dependency',
+      'redis-pay-legacy',
+    ),
+    one('aws:rds:cluster', at('rds', 'cluster:canary-db'), 'dependency', 'canary-db'),
+    one('aws:rds:db', at('rds', 'db:canary-db-1'), 'dependency', 'canary-db-1'),
+    // Beside the canary's request path: replication, streams, regional networking.
+    one(
+      'aws:dynamodb:global-table',
+      at('dynamodb', 'table/canary-sessions'),
+      'none',
+      'canary-sessions',
+      'data',
+    ),
+    {
+      ...one('aws:s3:bucket', `arn:aws:s3:::canary-assets-${accountId}`, 'none', 'canary-assets', 'data'),
+      accountId,
+    },
+    one('aws:kinesis:stream', at('kinesis', 'stream/canary-events'), 'none', 'canary-events', 'data'),
+    one('aws:dsql:cluster', at('dsql', 'cluster/canary0ledger0dsql'), 'none', 'canary-ledger', 'data'),
+    one(
+      'aws:memorydb:multi-region-cluster',
+      at('memorydb', 'multiregioncluster/canary-mr', true),
+      'none',
+      'canary-mr',
+      'data',
+    ),
+    one(
+      'aws:ec2:transit-gateway',
+      at('ec2', 'transit-gateway/tgw-0ca0a00000000001'),
+      'none',
+      'canary-tgw',
+      'network',
+    ),
+    one(
+      'aws:ec2:vpc-endpoint',
+      at('ec2', 'vpc-endpoint/vpce-0ca0a00000000001'),
+      'none',
+      'canary-vpce',
+      'network',
+    ),
+    one(
+      'aws:directconnect:virtual-interface',
+      at('directconnect', 'dxvif/dxvif-0ca0a001'),
+      'none',
+      'canary-vif',
+      'network',
+    ),
   ];
 }

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JournalEvent, Measurement } from '../../src/journal/types.js';
 import { parseInputs } from '../../src/action/inputs.js';
-import { runFromInputs } from '../../src/action/run.js';
+import { recordLinks, runFromInputs } from '../../src/action/run.js';
+import type { PlanReview } from '../../src/report/comment.js';
+import { fisConsoleUrl } from '../../src/report/common.js';
 import { actionsCore } from '../../src/action/wiring.js';
 import { STEP_LOG_COMPACT_EVERY_MS, STEP_LOG_FULL_FAULT_MS, stepLog } from '../../src/action/step-log.js';
 import { COLOR, PLAIN, formatTick, useColor } from '../../src/report/progress.js';
@@ -58,11 +60,13 @@ describe('the action step log of an aborting run', () => {
       GITHUB_EVENT_NAME: 'push',
       GITHUB_EVENT_PATH: eventPath,
       GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_SERVER_URL: 'https://github.com',
     };
     const inputs = parseInputs(
       (n) => ({ plan: 'chaos/checkout.yaml', 'journal-path': join(ws, 'journal.json') })[n] ?? '',
     );
     let reason = '';
+    let experiment: { id?: string | undefined; region?: string | undefined } = {};
     const { value: code, lines } = await captureStdout(() =>
       runFromInputs(inputs, {
         core: actionsCore,
@@ -74,7 +78,10 @@ describe('the action step log of an aborting run', () => {
             deps: () => ({ onTick: req.onTick, onEvent: req.onEvent }),
           });
           reason = run.result.reason;
-          return run.result.journal;
+          // The sandbox's Region, so the log can link the experiment in the FIS console.
+          const journal = { ...run.result.journal, region: run.result.journal.region ?? 'us-east-1' };
+          experiment = { id: journal.experimentId, region: journal.region };
+          return journal;
         },
         reviewPlan: async () => {
           throw new Error('not used');
@@ -109,8 +116,69 @@ describe('the action step log of an aborting run', () => {
     expect(reason).toMatch(/p95_latency_s .* > 0\.5/);
     const plain = lines.filter((l) => !l.startsWith('::'));
     expect(plain.at(-1)).toBe(`chaos-gate: aborted — ${reason}`);
+    // Just before it, where the record is: the summary on the run's page and the experiment in the FIS
+    // console (no token here, so no check run to link).
+    expect(experiment.id).toBeTruthy();
+    expect(plain.slice(-3, -1)).toEqual([
+      'chaos-gate: summary https://github.com/acme/shop/actions/runs/5',
+      `chaos-gate: FIS console https://us-east-1.console.aws.amazon.com/fis/home?region=us-east-1#ExperimentDetails:ExperimentId=${experiment.id}`,
+    ]);
     expect(lines).toContain(`::error title=chaos-gate%3A aborted::${escapeData(reason)}`);
     expect(lines.some((l) => l.includes('exit code 1'))).toBe(false);
+  });
+});
+
+describe('where the record is', () => {
+  it('links the check run, the summary and the FIS console, and leaves out what is unknown', () => {
+    const env = {
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_RUN_ID: '9',
+    };
+    expect(recordLinks(env, 1234, { experimentId: 'EXP1', region: 'eu-west-1' }, fisConsoleUrl)).toEqual([
+      'chaos-gate: check run https://github.com/acme/shop/runs/1234',
+      'chaos-gate: summary https://github.com/acme/shop/actions/runs/9',
+      'chaos-gate: FIS console https://eu-west-1.console.aws.amazon.com/fis/home?region=eu-west-1#ExperimentDetails:ExperimentId=EXP1',
+    ]);
+    expect(recordLinks({}, undefined, {}, fisConsoleUrl)).toEqual([]);
+  });
+});
+
+describe('the action step log of command: plan', () => {
+  it('shows the review as chaos-gate plan prints it, refusals located in the plan', async () => {
+    const ws = join(dir, 'ws-plan');
+    const env = { GITHUB_WORKSPACE: ws, GITHUB_RUN_ID: '6', GITHUB_REPOSITORY: 'acme/shop' };
+    const inputs = parseInputs((n) => ({ plan: 'chaos/checkout.yaml', command: 'plan' })[n] ?? '');
+    const review: PlanReview = {
+      kind: 'plan-review',
+      planId: 'checkout',
+      title: 'Checkout rides out a partition',
+      service: 'checkout',
+      environment: 'staging',
+      digest: 'c0ffee5a1e2b3c4d',
+      refusals: [{ field: 'blastRadius.maxTargets', message: 'wider than the policy ceiling 1', line: 12 }],
+      sections: [{ heading: 'Blast radius', rows: [['max targets', '5 (::warning::not a command)']] }],
+    };
+    const { value: code, lines } = await captureStdout(() =>
+      runFromInputs(inputs, {
+        core: actionsCore,
+        env,
+        runGate: async () => {
+          throw new Error('not used');
+        },
+        reviewPlan: async () => review,
+        validatePlan: async () => ({ text: 'ok', exitCode: 0 }),
+        uploadArtifact: async () => undefined,
+      }),
+    );
+    expect(code).toBe(2);
+    expect(lines).toContain('plan checkout (chaos/checkout.yaml, digest c0ffee5a1e2b)');
+    expect(lines).toContain('Blast radius');
+    expect(lines.find((l) => l.startsWith('  max targets'))).toMatch(/^ {2}max targets {2}5 \(/);
+    expect(lines).toContain('refused (1):');
+    expect(lines).toContain('  chaos/checkout.yaml:12: wider than the policy ceiling 1');
+    // Plan text is shown, never run: no line the runner would read as a warning command.
+    expect(lines.some((l) => l.startsWith('::warning::not a command'))).toBe(false);
   });
 });
 

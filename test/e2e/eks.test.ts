@@ -37,6 +37,10 @@ describe('EKS plans', () => {
     expect(['held', 'deviated'], `${r.json.reason}\n${r.stderr}`).toContain(r.json.verdict);
     const actions = await e2e().actions(r.json.experimentId ?? '');
     expect(actions.map((a) => a.actionId)).toEqual(['aws:eks:inject-kubernetes-custom-resource']);
+    // The run's log ends by pointing at the experiment in the FIS console.
+    expect(r.stderr).toContain(
+      `chaos-gate: FIS console https://us-east-1.console.aws.amazon.com/fis/home?region=us-east-1#ExperimentDetails:ExperimentId=${r.json.experimentId}`,
+    );
     expect(eventOf(r.journal, 'inject')).toBeDefined();
     expect(await canaryFaults(e2e())).toEqual({});
   }, 120_000);

@@ -1,11 +1,17 @@
 /**
- * The plan's copy of FIS's documented action limits (src/plan/fis-actions.ts) and the sandbox's
- * (src/sandbox/fis/catalog.ts) stand on either side of the engine/sandbox boundary and share no code: the
- * two must describe the same actions, target keys, parameters, required flags and duration ranges, or a
- * plan the gate accepts would be a template the stand-in refuses (or the other way round).
+ * The plan (src/plan/fis-actions.ts) and the sandbox (src/sandbox/fis/catalog.ts) read one table, the FIS
+ * actions reference as data (src/fis-reference/actions.ts), and each checks values with its own code:
+ * the two must know the same actions, target keys, parameters and required flags, and accept and refuse
+ * the same values, or a plan the gate accepts would be a template the stand-in refuses (or the other way
+ * round).
  */
 import { describe, expect, it } from 'vitest';
-import { actionLimitProblems, FIS_ACTION_LIMITS, isoDurationMs } from '../../src/plan/fis-actions.js';
+import {
+  actionLimitProblems,
+  FIS_ACTION_LIMITS,
+  isoDurationMs,
+  type ParameterRule,
+} from '../../src/plan/fis-actions.js';
 import { ACTION_CATALOG, parameterProblem } from '../../src/sandbox/fis/catalog.js';
 
 describe('the plan and the sandbox know the same FIS action limits', () => {
@@ -23,14 +29,29 @@ describe('the plan and the sandbox know the same FIS action limits', () => {
       expect(p.required, `${id} ${name} required`).toBe(sandbox[name]!.required);
       // Both sides accept and refuse the same probe values.
       for (const probe of [
+        'PT0.5S',
+        'PT1S',
         'PT59S',
         'PT1M',
+        'PT2M',
+        'PT9M',
+        'PT10M',
+        'PT15M',
+        'PT16M',
         'PT12H',
         'PT12H1S',
         '0',
         '100',
         '101',
         '-1',
+        '0.1',
+        '0.05',
+        '999',
+        '1000',
+        '65535',
+        '900000',
+        '900001',
+        'True',
         'true',
         'yes',
         '{}',
@@ -57,16 +78,27 @@ describe('the plan and the sandbox know the same FIS action limits', () => {
 function requiredOf(id: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, p] of Object.entries(FIS_ACTION_LIMITS[id]!.parameters))
-    if (p.required)
-      out[name] =
-        p.rule.kind === 'duration'
-          ? 'PT1M'
-          : p.rule.kind === 'json'
-            ? '{}'
-            : p.rule.kind === 'enum'
-              ? p.rule.values[0]!
-              : 'x';
+    if (p.required) out[name] = validValue(p.rule);
   return out;
+}
+
+/** A value the rule accepts. */
+function validValue(rule: ParameterRule): string {
+  switch (rule.kind) {
+    case 'duration':
+      return `PT${rule.maxMs / 1000}S`;
+    case 'integer':
+    case 'number':
+      return String(rule.min);
+    case 'enum':
+      return rule.values[0]!;
+    case 'boolean':
+      return 'true';
+    case 'json':
+      return '{}';
+    case 'text':
+      return 'x';
+  }
 }
 
 function targetsOf(id: string): Record<string, string> | undefined {

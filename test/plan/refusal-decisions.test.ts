@@ -117,16 +117,17 @@ describe('target refusals', () => {
     ]);
   });
 
-  it('points an absent required tag at the target itself when the target selects by ARN', () => {
+  it('leaves a target listed by ARN to the resolved-target check (some FIS actions take only ARNs)', () => {
+    // aws:eks:inject-kubernetes-custom-resource takes its cluster by ARN only; the tags of what an ARN
+    // names are read once resolved (the blast-radius gate refuses a resolved target without them), as
+    // the policy's required tags already are.
     const byArn: Change = (p) => {
       requireTeam(p);
       const t = primary(p);
       delete t.resourceTags;
       t.resourceArns = ['arn:aws:ec2:us-east-1:111122223333:subnet/subnet-1'];
     };
-    expect(refusals(byArn, 'require-tags')).toEqual([
-      ['require-tags', 'fis.targets.primary', '(absent)', 'Team=payments'],
-    ]);
+    expect(refusals(byArn, 'require-tags')).toEqual([]);
   });
 
   it('points a required tag with another value at that tag, quoting the value found', () => {
@@ -216,5 +217,62 @@ describe('action refusals', () => {
       actions({ a: {}, b: { startAfter: ['a'] }, c: { startAfter: ['a'] }, d: { startAfter: ['b', 'c'] } }),
     );
     expect(out).toEqual([]);
+  });
+});
+
+describe('how an action takes its targets (the FIS actions reference)', () => {
+  it('refuses ARNs for S3 replication (tags only) and tags for a Kubernetes custom resource (ARNs only)', () => {
+    const s3ByArn: Change = (p) => {
+      p.fis.targets = {
+        bucket: {
+          resourceType: 'aws:s3:bucket',
+          resourceArns: ['arn:aws:s3:::orders-assets'],
+          selectionMode: 'ALL',
+        },
+      } as PlanInput['fis']['targets'];
+      p.fis.actions = {
+        pause: {
+          actionId: 'aws:s3:bucket-pause-replication',
+          parameters: { duration: 'PT1M', region: 'eu-west-1' },
+          targets: { Buckets: 'bucket' },
+        },
+      } as PlanInput['fis']['actions'];
+    };
+    expect(refusals(s3ByArn, 'action-targeting')).toEqual([
+      ['action-targeting', 'fis.targets.bucket.resourceArns', 'resourceArns', 'resourceTags'],
+    ]);
+    const clusterByTag: Change = (p) => {
+      p.fis.targets = {
+        cluster: {
+          resourceType: 'aws:eks:cluster',
+          resourceTags: { Environment: 'staging-chaos' },
+          selectionMode: 'COUNT(1)',
+        },
+      } as PlanInput['fis']['targets'];
+      p.fis.actions = {
+        chaos: {
+          actionId: 'aws:eks:inject-kubernetes-custom-resource',
+          parameters: {
+            kubernetesApiVersion: 'chaos-mesh.org/v1alpha1',
+            kubernetesKind: 'PodChaos',
+            kubernetesNamespace: 'default',
+            kubernetesSpec: '{"action":"pod-kill","mode":"one"}',
+            maxDuration: 'PT1M',
+          },
+          targets: { Cluster: 'cluster' },
+        },
+      } as PlanInput['fis']['actions'];
+    };
+    expect(refusals(clusterByTag, 'action-targeting')).toEqual([
+      ['action-targeting', 'fis.targets.cluster.resourceTags', 'resourceTags', 'resourceArns only'],
+    ]);
+    // The same actions with the targets the reference asks for pass this rule.
+    const s3ByTag: Change = (p) => {
+      s3ByArn(p);
+      const t = (p.fis.targets as Record<string, Record<string, unknown>>).bucket!;
+      delete t.resourceArns;
+      t.resourceTags = { Environment: 'staging-chaos' };
+    };
+    expect(refusals(s3ByTag, 'action-targeting')).toEqual([]);
   });
 });

@@ -165,6 +165,10 @@ describe.skipIf(skip !== null)('replay readability in headless Chromium', () => 
       });
     const listScroll = (): Promise<number> =>
       page.evaluate(() => document.getElementById('event-list')!.scrollTop);
+    // The page opens on the finished run: the verdict, the last event, is in view.
+    expect(await listScroll()).toBeGreaterThan(0);
+    expect(await inView()).toBe(true);
+    await page.getByTestId('restart').click();
     expect(await listScroll()).toBe(0);
     // The list is far longer than its box: later events start out of view.
     expect(
@@ -189,6 +193,37 @@ describe.skipIf(skip !== null)('replay readability in headless Chromium', () => 
     await page.getByTestId('restart').click();
     expect(await listScroll()).toBe(0);
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('keeps an error ratio’s bound and abort lines apart under a tall spike (square-root scale)', async () => {
+    const journal = crowdedJournal();
+    journal.slis = [{ name: 'error_ratio', bound: '<= 0.01', steadyBound: '<= 0.01', during: true }];
+    journal.abortRules = [{ sli: 'error_ratio', op: 'above', threshold: 0.05, forMs: 2000, count: 2 }];
+    journal.measurements = journal.measurements.map((m, i) => {
+      const value = m.phase === 'fault' ? 0.6 : 0.001 * (i % 3);
+      return {
+        ...m,
+        slis: {
+          error_ratio: { value, status: value > 0.01 ? 'breach' : 'ok', bound: '<= 0.01', query: 'q' },
+        },
+      };
+    });
+    const { page, errors } = await open('error-ratio.html', renderReplayHtml(journal));
+    expect(await page.locator('#panel-error-ratio svg').getAttribute('data-scale')).toBe('sqrt');
+    expect(await page.locator('#panel-error-ratio figcaption').textContent()).toContain('square-root scale');
+    const ys = await page.$$eval('#panel-error-ratio line.bound', (lines) =>
+      lines.map((l) => Number(l.getAttribute('y1'))),
+    );
+    expect(ys).toHaveLength(2);
+    // On a linear scale from 0 to 0.6 the two lines would be about 8 px of 150 apart; here they are not.
+    expect(Math.abs(ys[0]! - ys[1]!)).toBeGreaterThanOrEqual(15);
+    const labels = await boxes(page, '#panel-error-ratio .bound-label');
+    expect(labels.map((b) => b.text).sort()).toEqual(['abort > 0.05 ×2', 'bound <= 0.01']);
+    expect(overlaps(labels)).toEqual([]);
+    const ticks = await boxes(page, '#panel-error-ratio .tick-y');
+    expect(overlaps(ticks)).toEqual([]);
     expect(errors).toEqual([]);
     await page.context().close();
   });

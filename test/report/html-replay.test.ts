@@ -180,11 +180,109 @@ describe.skipIf(skip !== null)('replay HTML in headless Chromium', () => {
     await guarded.page.context().close();
   });
 
+  /**
+   * Pixels of a screenshot that are not its background (the most common colour), counted in a blank
+   * page of the same browser (the replay's own CSP rightly refuses images).
+   */
+  async function ink(page: Page, png: Buffer): Promise<number> {
+    const scratch = await page.context().newPage();
+    try {
+      return await scratch.evaluate(async (b64) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = img.width;
+        canvas.height = img.height;
+        const g = canvas.getContext('2d')!;
+        g.drawImage(img, 0, 0);
+        const px = g.getImageData(0, 0, canvas.width, canvas.height).data;
+        const counts = new Map<number, number>();
+        for (let i = 0; i < px.length; i += 4) {
+          const key = (px[i]! << 16) | (px[i + 1]! << 8) | px[i + 2]!;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        const bg = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+        const [r, gr, b] = [(bg >> 16) & 255, (bg >> 8) & 255, bg & 255];
+        let n = 0;
+        for (let i = 0; i < px.length; i += 4)
+          if (Math.abs(px[i]! - r) + Math.abs(px[i + 1]! - gr) + Math.abs(px[i + 2]! - b) > 60) n++;
+        return n;
+      }, png.toString('base64'));
+    } finally {
+      await scratch.close();
+    }
+  }
+
+  it('opens on the answer: the verdict, whole charts and the last reading in the first view (screenshot)', async () => {
+    const url = write('first-view.html', renderReplayHtml(deviatedJournal()));
+    const { page, attempted, errors } = await openOffline(browser, url);
+
+    // The first view, as a reader sees it before touching anything.
+    const firstView = await page.screenshot({ path: join(dir, 'run-first-view.png') });
+    const firstPanel = await page.locator('#panel-p95-latency-s svg').screenshot();
+    const viewport = page.viewportSize()!;
+    const verdictBox = (await page.locator('#verdict').boundingBox())!;
+    expect(verdictBox.y + verdictBox.height).toBeLessThanOrEqual(viewport.height);
+    const panelBox = (await page.locator('#panel-p95-latency-s svg').boundingBox())!;
+    expect(panelBox.y + panelBox.height, 'the first chart is whole in the first view').toBeLessThanOrEqual(
+      viewport.height,
+    );
+    expect(await text(page, '#verdict')).toBe('deviated');
+    expect(await text(page, '#status')).toBe('finished — deviated');
+    expect(await text(page, '#play')).toBe('Replay');
+    expect(await text(page, '#time-now')).toBe('5.5 s');
+    // Whole charts: all 10 p95 points and both breach marks; the readouts hold the last reading.
+    const d = await page.locator('#panel-p95-latency-s path[data-series=p95_latency_s]').getAttribute('d');
+    expect((d ?? '').match(/[ML]/g)).toHaveLength(10);
+    expect(await page.locator('#panel-p95-latency-s circle.breach').count()).toBe(2);
+    expect(await text(page, '#readout-p95-latency-s')).toBe('0.1000');
+    expect(await currentEvent(page)).toBe('verdict');
+
+    // Replay plays it again from the start (at real time, so it is still on its way when read).
+    await page.getByTestId('speed').selectOption('1');
+    await page.getByTestId('play').click();
+    expect(await text(page, '#play')).toBe('Pause');
+    expect(Number(await page.locator('#time-now').getAttribute('data-time'))).toBeLessThan(5.5);
+    await page.getByTestId('play').click();
+
+    // Restart shows what the page used to open on: empty charts, far less drawn in the same panel.
+    await page.getByTestId('restart').click();
+    expect(await text(page, '#status')).toBe('ready');
+    const emptyPanel = await page.locator('#panel-p95-latency-s svg').screenshot();
+    expect(await ink(page, firstPanel)).toBeGreaterThan((await ink(page, emptyPanel)) + 500);
+    expect(firstView.subarray(1, 4).toString('latin1')).toBe('PNG');
+
+    expect(attempted).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lets the scrubber reach the last reading, even one off any step grid', async () => {
+    // A run over ten minutes long whose last reading falls between whole seconds of the axis.
+    const journal = deviatedJournal();
+    const last = journal.measurements[journal.measurements.length - 1]!;
+    journal.measurements.push({ ...last, at: last.at + 695_370, t: (last.t ?? 5) + 695.37 });
+    journal.events = journal.events.filter((e) => e.type !== 'verdict');
+    const url = write('scrub-end.html', renderReplayHtml(journal));
+    const { page, errors } = await openOffline(browser, url);
+    await page.getByTestId('restart').click();
+    await page.getByTestId('scrubber').focus();
+    await page.keyboard.press('End');
+    expect(await text(page, '#time-now')).toBe('700.4 s');
+    expect(Number(await page.locator('#time-now').getAttribute('data-time'))).toBeCloseTo(700.37, 6);
+    const d = await page.locator('#panel-p95-latency-s path[data-series=p95_latency_s]').getAttribute('d');
+    expect((d ?? '').match(/[ML]/g)).toHaveLength(11);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('replays a run: Next event, scrubbing, Play, Restart, with no network access', async () => {
     const url = write('run.html', renderReplayHtml(deviatedJournal()));
     const { page, attempted, errors } = await openOffline(browser, url);
 
     expect(await text(page, '#verdict')).toBe('deviated');
+    await page.getByTestId('restart').click();
     expect(await text(page, '#status')).toBe('ready');
     expect(await text(page, '#time-now')).toBe('-4.0 s');
     expect(await page.locator('[data-testid=event]').count()).toBe(5);
@@ -238,7 +336,9 @@ describe.skipIf(skip !== null)('replay HTML in headless Chromium', () => {
     expect(await text(page, '#verdict')).toBe('fail');
     expect(await text(page, '#metric-served-share')).toBe('35.0 % — fail');
 
-    // Next event from 0: the outage at 15 s, then the first failed check at 20 s.
+    // It opens on the answer; from the start, Next event: the outage at 15 s, then the first failed check at 20 s.
+    expect(await page.locator('#status').getAttribute('data-state')).toBe('finished');
+    await page.getByTestId('restart').click();
     await page.getByTestId('next-event').click();
     expect(await currentEvent(page)).toBe('outage');
     await page.getByTestId('next-event').click();
@@ -257,11 +357,12 @@ describe.skipIf(skip !== null)('replay HTML in headless Chromium', () => {
     await page.getByTestId('input-capacity').selectOption('half');
     expect(await page.locator('body').getAttribute('data-computations')).toBe('2');
     expect(await text(page, '#metric-served-share')).toBe('21.7 % — fail');
-    expect(await text(page, '#time-now')).toBe('0.0 s');
+    // The new answer, paused at its end: nothing plays by itself.
+    const end = await text(page, '#time-now');
+    expect(await text(page, '#status')).toBe('finished — fail');
     await frames(page, 10);
-    expect(await text(page, '#time-now')).toBe('0.0 s');
-    expect(await text(page, '#status')).toBe('ready');
-    expect(await text(page, '#play')).toBe('Play');
+    expect(await text(page, '#time-now')).toBe(end);
+    expect(await text(page, '#play')).toBe('Replay');
     expect(await page.locator('[data-testid=event][data-type=capacity]').count()).toBe(1);
 
     // Fast checks and a short TTL pass the gate: H=2, F=2, TTL=2 → 85.0 %, failover 4 s.

@@ -415,8 +415,9 @@ describe('target resolution', () => {
   it('fails with InvalidTarget for a resource type the sandbox has none of', async () => {
     const id = await createTemplate({
       targets: {
+        // A type FIS knows that no action of the reference targets, and the sandbox owns none of.
         db: {
-          resourceType: 'aws:rds:db',
+          resourceType: 'aws:network-firewall:firewall',
           resourceTags: { Environment: 'staging-chaos' },
           selectionMode: 'ALL',
         },
@@ -425,7 +426,7 @@ describe('target resolution', () => {
     });
     const final = await waitForExperiment(fis.client, await start(id), (e) => e.state?.status === 'failed');
     expect(wireState(final).error?.code).toBe('InvalidTarget');
-    expect(final.state?.reason).toContain('aws:rds:db');
+    expect(final.state?.reason).toContain('aws:network-firewall:firewall');
   });
 
   it('filters by tag: the production-tagged Redis subnet is not selected by the staging tag', async () => {

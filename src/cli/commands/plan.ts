@@ -4,10 +4,11 @@
  * reads the budget. Exit 0 unless refused (2), as the action's `command: plan`.
  */
 import { resolve } from 'node:path';
-import { reviewPlan } from '../../compose/review.js';
+import { reviewPlan, ReviewResolveError } from '../../compose/review.js';
 import { formatIssue, PlanError } from '../../plan/load.js';
 import { PolicyError } from '../../preflight/index.js';
 import { prComment } from '../../report/comment.js';
+import { refusalLines, reviewLines } from '../../report/review.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
@@ -66,13 +67,7 @@ export const plan: CliCommand = {
       } else if (v.markdown) {
         io.out(prComment(r.review));
       } else {
-        io.out(`plan ${r.review.planId} (${file}, digest ${r.loaded.digest.slice(0, 12)})`);
-        for (const section of r.review.sections) {
-          io.out(`\n${section.heading}`);
-          const width = Math.max(...section.rows.map(([k]) => k.length), 4);
-          for (const [k, val] of section.rows) io.out(`  ${k.padEnd(width)}  ${val}`);
-          if (section.note) io.out(`  (${section.note})`);
-        }
+        for (const line of reviewLines(r.review, file)) io.out(line);
         io.out('');
         const notNow = r.decisions.flatMap((d) =>
           d.outcome.pass === false && d.outcome.verdict === 'not-run'
@@ -81,8 +76,7 @@ export const plan: CliCommand = {
         );
         if (r.review.refusals.length > 0) {
           // One reason per line, located in the plan like `validate` prints them.
-          io.out(`refused (${r.review.refusals.length}):`);
-          for (const x of r.review.refusals) io.out(`  ${file}:${x.line ?? 1}: ${x.message}`);
+          for (const line of refusalLines(r.review, file)) io.out(line);
         } else if (notNow.length > 0) {
           io.out('not now (nothing wrong with the plan):');
           for (const reason of notNow) io.out(`  ${reason}`);
@@ -98,6 +92,11 @@ export const plan: CliCommand = {
       }
       if (error instanceof PolicyError) {
         io.err(error.message);
+        return 2;
+      }
+      // Nothing was injected; the plan (as FIS reads it) or the AWS setting is what is wrong: exit 2.
+      if (error instanceof ReviewResolveError) {
+        io.err(`${file}: ${error.message}`);
         return 2;
       }
       throw error;

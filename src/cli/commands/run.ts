@@ -15,6 +15,8 @@ import { cliOutputRoots, confinedOutputPath, parseFlags, UsageError, type CliCom
 import { exitCodesHelp } from '../exit-codes.js';
 import { isBadInput } from '../../errors/bad-input.js';
 import { COLOR, PLAIN, judgementLines, progressPrinter, useColor } from '../../report/progress.js';
+import { fisConsoleUrl } from '../../report/common.js';
+import { forLog } from '../../security/log-text.js';
 import { notifySettings, parseNotifyTargets, runLinks } from '../../notify/index.js';
 
 /**
@@ -136,6 +138,11 @@ export const run: CliCommand = {
       });
       // The recap on stderr with the progress: the journal's judgement, as every report states it.
       for (const line of judgementLines(result.journal)) io.err(line);
+      // Where to look at the experiment itself.
+      if (result.journal.experimentId && result.journal.region)
+        io.err(
+          `chaos-gate: FIS console ${fisConsoleUrl(result.journal.region, forLog(result.journal.experimentId))}`,
+        );
       if (values.json) {
         io.out(
           JSON.stringify({

@@ -109,6 +109,26 @@ export const FIS_TO_TAGGING_RESOURCE_TYPE: Readonly<Record<string, TaggingTypeRu
     kind: 'unsupported',
     why: 'IAM roles are global resources; their Tagging API listing is not Region-scoped like FIS targets',
   },
+  'aws:arc:zonal-shift-managed-resource': {
+    kind: 'unsupported',
+    why: 'zonal-shift managed resources are load balancers, Auto Scaling groups and EKS clusters at once; no one Tagging API type lists them',
+  },
+  'aws:ec2:vpc-endpoint': {
+    kind: 'unsupported',
+    why: 'VPC endpoint coverage of the Tagging API is not confirmed, so the count is not trusted',
+  },
+  'aws:dsql:cluster': {
+    kind: 'unsupported',
+    why: 'Aurora DSQL coverage of the Tagging API is not confirmed, so the count is not trusted',
+  },
+  'aws:memorydb:multi-region-cluster': {
+    kind: 'unsupported',
+    why: 'multi-Region MemoryDB clusters are not Region-scoped like FIS targets',
+  },
+  'aws:directconnect:virtual-interface': {
+    kind: 'unsupported',
+    why: 'Direct Connect virtual interface coverage of the Tagging API is not confirmed, so the count is not trusted',
+  },
 };
 
 /** A candidate count, or why there is none. */

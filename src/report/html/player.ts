@@ -15,7 +15,9 @@ export interface ReplayController {
 
 /**
  * Builds the replay from `initial` into the page skeleton and wires Play, Next event, Restart,
- * Speed and the scrubber. Returns a controller whose `load` swaps the data and rewinds, paused.
+ * Speed and the scrubber. The page opens on the answer: the finished run, every chart whole, the
+ * readouts at the last reading; Play (or Restart) replays it from the start. Returns a controller whose
+ * `load` swaps the data and shows its answer the same way, paused.
  */
 export function replayPlayer(initial: ReplayData): ReplayController {
   const SVG = 'http://www.w3.org/2000/svg';
@@ -29,6 +31,10 @@ export function replayPlayer(initial: ReplayData): ReplayController {
   const LABEL_GAP = 6;
   /** Vertical room a bound label needs: labels closer than this are moved apart. */
   const LABEL_HEIGHT = 11;
+  /** Closest two bound lines may be (px) before the chart switches to a square-root value scale. */
+  const MIN_LINE_GAP = 8;
+  /** Closest two value ticks may be (px); a tick closer to the one below is left out. */
+  const MIN_TICK_GAP = 11;
   /** Nice steps of the time axis (s); below a second, powers of ten times 1, 2 or 5. */
   const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
   const byId = (id: string): HTMLElement => {
@@ -48,7 +54,7 @@ export function replayPlayer(initial: ReplayData): ReplayController {
   const eventList = byId('event-list');
 
   let data = initial;
-  let time = data.start;
+  let time = data.end;
   let playing = false;
   let speed = Number(speedSelect.value) || 1;
   let lastFrame = 0;
@@ -127,7 +133,8 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     xOf = (t: number): number => LEFT + ((t - data.start) / span) * (WIDTH - LEFT - RIGHT);
     scrubber.min = String(data.start);
     scrubber.max = String(data.end);
-    scrubber.step = String(span > 600 ? 1 : 0.1);
+    // Any value: a fixed step would snap short of a last reading that is not on its grid.
+    scrubber.step = 'any';
 
     charts.replaceChildren();
     dynamic = [];
@@ -197,7 +204,30 @@ export function replayPlayer(initial: ReplayData): ReplayController {
       const pad = (hi - lo) * 0.08;
       lo -= pad;
       hi += pad;
-      const yOf = (v: number): number => top + (1 - (v - lo) / (hi - lo)) * (HEIGHT - top - BOTTOM);
+      const plotTop = top;
+      const plotHeight = HEIGHT - top - BOTTOM;
+      const linear = (v: number): number => plotTop + (1 - (v - lo) / (hi - lo)) * plotHeight;
+      // Bounds a hair apart on a tall range (an error ratio's 1 % bound and 5 % abort under a 60 % spike)
+      // would share a pixel: a square-root scale spreads the low values, when the values allow one.
+      const distinct = [...new Set(panel.bounds.map((b) => b.value))].sort((a, b) => a - b);
+      const minGap = (f: (v: number) => number): number => {
+        let gap = Infinity;
+        for (let i = 1; i < distinct.length; i++)
+          gap = Math.min(gap, Math.abs(f(distinct[i]!) - f(distinct[i - 1]!)));
+        return gap;
+      };
+      const rootLo = Math.sqrt(Math.max(0, lo));
+      const rootHi = Math.sqrt(Math.max(0, hi));
+      const sqrtY = (v: number): number =>
+        plotTop + (1 - (Math.sqrt(Math.max(0, v)) - rootLo) / (rootHi - rootLo || 1)) * plotHeight;
+      const useRoot =
+        (values.length ? Math.min(...values) : 0) >= 0 &&
+        minGap(linear) < MIN_LINE_GAP &&
+        minGap(sqrtY) > minGap(linear);
+      if (useRoot) lo = Math.max(0, lo);
+      const yOf = useRoot ? sqrtY : linear;
+      root.setAttribute('data-scale', useRoot ? 'sqrt' : 'linear');
+      if (useRoot) caption.textContent += ' — square-root scale, so bounds close together stay apart';
 
       for (const band of panel.bands) {
         const x0 = xOf(Math.max(band.from, data.start));
@@ -214,7 +244,11 @@ export function replayPlayer(initial: ReplayData): ReplayController {
       }
       // Value ticks at nice values with faint grid lines.
       const valueStep = niceStep(hi - lo, 4);
+      let lastTickY = Infinity;
       for (const v of ticksOf(lo, hi, valueStep)) {
+        // On a square-root scale the high ticks crowd together: one that would touch the last is left out.
+        if (lastTickY - yOf(v) < MIN_TICK_GAP) continue;
+        lastTickY = yOf(v);
         root.append(svg('line', { class: 'grid', x1: LEFT, x2: WIDTH - RIGHT, y1: yOf(v), y2: yOf(v) }));
         const tick = svg('text', {
           class: 'tick tick-y',
@@ -410,7 +444,7 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     status.dataset['state'] = state;
     status.textContent =
       state === 'finished' ? `finished — ${data.verdict.label}` : state === 'playing' ? 'playing' : state;
-    play.textContent = playing ? 'Pause' : 'Play';
+    play.textContent = playing ? 'Pause' : finished ? 'Replay' : 'Play';
   };
 
   const frame = (now: number): void => {
@@ -462,7 +496,7 @@ export function replayPlayer(initial: ReplayData): ReplayController {
     load(fresh: ReplayData): void {
       pause();
       data = fresh;
-      time = data.start;
+      time = data.end;
       build();
       render();
     },
@@ -471,7 +505,7 @@ export function replayPlayer(initial: ReplayData): ReplayController {
   };
 }
 
-/** The editable model inputs on the failover page: any change recomputes and rewinds, paused. */
+/** The editable model inputs on the failover page: any change recomputes and shows the new answer, paused. */
 export function bindFailoverInputs(
   controller: ReplayController,
   model: (inputs: FailoverInputs) => FailoverResult,

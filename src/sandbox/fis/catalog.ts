@@ -1,243 +1,128 @@
 /**
- * The FIS actions the sandbox can run (UG-ref), with the target key each one takes, the parameter that
- * sets its duration and the documented limits of every parameter, enforced on CreateExperimentTemplate
- * and UpdateExperimentTemplate as FIS enforces them (a `PT15S` partition is a ValidationException).
- * Anything else in a template is a validation error, as with FIS.
+ * The FIS actions the sandbox runs: every action of the FIS actions reference (the data in
+ * `src/fis-reference/actions.ts`, the same table the plan checks against), with the target key each one
+ * takes, the parameter that sets its duration and the documented limits of every parameter, enforced on
+ * CreateExperimentTemplate and UpdateExperimentTemplate as FIS enforces them (a `PT15S` partition is a
+ * ValidationException). An action id outside the reference is a validation error, as with FIS.
  *
- * The plan keeps its own copy of these limits (`src/plan/fis-actions.ts`): the sandbox stands in for AWS
- * and shares no code with the engine; `test/plan/fis-actions.test.ts` checks that the two agree.
+ * What the sandbox adds is the effect: what running the action does to the canary (src/sandbox/faults.ts).
  */
+import {
+  FIS_MAX_ACTION_MS,
+  FIS_MIN_ACTION_MS,
+  FIS_REFERENCE,
+  isoOf,
+  type ParameterRule,
+  type ReferenceAction,
+  type ReferenceParameter,
+} from '../../fis-reference/actions.js';
 
-/** What running an action does to the sandbox, independent of the targets. */
+export type { ParameterRule };
+
+/**
+ * What running an action does to the sandbox, independent of the targets:
+ * - `partition`: traffic to the targets is cut (the dependency unreachable, or the canary's own share down);
+ * - `stop-compute`: compute stopped, rebooted or replaced: an error burst while replacements come up;
+ * - `failover`: a database or cache fails over: an error burst on the dependency's callers;
+ * - `cpu-stress`: the targets answer slower;
+ * - `latency`: added network, start-up or I/O latency (the action's own parameter says how much);
+ * - `packet-loss`: lost packets are retransmitted: added latency on the lost share;
+ * - `errors`: a share of calls fail outright (the action's own percentage);
+ * - `io-pause`: I/O on the targets hangs: requests that touch them fail after the timeout;
+ * - `custom-resource`: a Chaos Mesh or Litmus resource does what its kind says;
+ * - `control-plane`: the action changes what the control plane or replication does, which the canary's
+ *   request path does not see (capacity errors on launches, paused replication, a zonal shift);
+ * - `wait`, `assert-alarm`: no fault at all.
+ */
 export type ActionEffect =
-  'partition' | 'stop-compute' | 'cpu-stress' | 'latency' | 'custom-resource' | 'wait' | 'assert-alarm';
-
-/** How one parameter's value is constrained (UG-ref). */
-export type ParameterRule =
-  | { kind: 'duration'; minMs: number; maxMs: number }
-  | { kind: 'integer'; min: number; max?: number }
-  | { kind: 'enum'; values: readonly string[]; list?: boolean }
-  | { kind: 'json' }
-  | { kind: 'boolean' }
-  | { kind: 'text' };
+  | 'partition'
+  | 'stop-compute'
+  | 'failover'
+  | 'cpu-stress'
+  | 'latency'
+  | 'packet-loss'
+  | 'errors'
+  | 'io-pause'
+  | 'custom-resource'
+  | 'control-plane'
+  | 'wait'
+  | 'assert-alarm';
 
 /** One parameter of an action. */
-export interface CatalogParameter {
-  description: string;
-  required: boolean;
-  rule: ParameterRule;
-}
+export type CatalogParameter = ReferenceParameter;
 
-/** One action of the catalog. */
-export interface CatalogAction {
-  id: string;
-  description: string;
-  /** The key under the action's `targets` (e.g. `Instances`) and the resource type it must point at. */
-  target?: { key: string; resourceType: string };
-  /** Parameter that holds an ISO-8601 duration; absent → the action is near-instantaneous. */
-  durationParameter?: string;
-  parameters: Record<string, CatalogParameter>;
+/** One action of the catalog: the reference's facts and the sandbox's effect. */
+export interface CatalogAction extends ReferenceAction {
   effect: ActionEffect;
 }
 
-/** Shortest duration parameter FIS accepts: one minute (UG-ref: "from one minute to 12 hours"). */
-export const MIN_ACTION_DURATION_MS = 60_000;
-/** Longest action FIS allows (SQ-FIS L-A7622DAA): 12 hours. */
-export const MAX_ACTION_DURATION_MS = 12 * 3600 * 1000;
+/** Shortest duration most parameters take: one minute ("from one minute to 12 hours"). */
+export const MIN_ACTION_DURATION_MS = FIS_MIN_ACTION_MS;
+/** Longest action FIS allows (Service Quotas L-A7622DAA): 12 hours. */
+export const MAX_ACTION_DURATION_MS = FIS_MAX_ACTION_MS;
 
-const DURATION: ParameterRule = {
-  kind: 'duration',
-  minMs: MIN_ACTION_DURATION_MS,
-  maxMs: MAX_ACTION_DURATION_MS,
+/** What each action of the reference does to the canary. */
+export const ACTION_EFFECTS: Readonly<Record<string, ActionEffect>> = {
+  'aws:fis:inject-api-internal-error': 'errors',
+  'aws:fis:inject-api-throttle-error': 'errors',
+  'aws:fis:inject-api-unavailable-error': 'errors',
+  'aws:arc:start-zonal-autoshift': 'control-plane',
+  'aws:fis:wait': 'wait',
+  'aws:cloudwatch:assert-alarm-state': 'assert-alarm',
+  'aws:dynamodb:global-table-pause-replication': 'control-plane',
+  'aws:dsql:cluster-connection-failure': 'errors',
+  'aws:ebs:pause-volume-io': 'io-pause',
+  'aws:ebs:volume-io-latency': 'latency',
+  'aws:ec2:api-insufficient-instance-capacity-error': 'control-plane',
+  'aws:ec2:asg-insufficient-instance-capacity-error': 'control-plane',
+  'aws:ec2:reboot-instances': 'stop-compute',
+  'aws:ec2:send-spot-instance-interruptions': 'stop-compute',
+  'aws:ec2:stop-instances': 'stop-compute',
+  'aws:ec2:terminate-instances': 'stop-compute',
+  'aws:ecs:drain-container-instances': 'stop-compute',
+  'aws:ecs:stop-task': 'stop-compute',
+  'aws:ecs:task-cpu-stress': 'cpu-stress',
+  'aws:ecs:task-io-stress': 'cpu-stress',
+  'aws:ecs:task-kill-process': 'stop-compute',
+  'aws:ecs:task-network-blackhole-port': 'partition',
+  'aws:ecs:task-network-latency': 'latency',
+  'aws:ecs:task-network-packet-loss': 'packet-loss',
+  'aws:eks:inject-kubernetes-custom-resource': 'custom-resource',
+  'aws:eks:pod-cpu-stress': 'cpu-stress',
+  'aws:eks:pod-delete': 'stop-compute',
+  'aws:eks:pod-io-stress': 'cpu-stress',
+  'aws:eks:pod-memory-stress': 'cpu-stress',
+  'aws:eks:pod-network-blackhole-port': 'partition',
+  'aws:eks:pod-network-latency': 'latency',
+  'aws:eks:pod-network-packet-loss': 'packet-loss',
+  'aws:eks:terminate-nodegroup-instances': 'stop-compute',
+  'aws:elasticache:replicationgroup-interrupt-az-power': 'failover',
+  'aws:elasticache:interrupt-cluster-az-power': 'failover',
+  'aws:kinesis:stream-provisioned-throughput-exception': 'errors',
+  'aws:kinesis:stream-expired-iterator-exception': 'errors',
+  'aws:lambda:invocation-add-delay': 'latency',
+  'aws:lambda:invocation-error': 'errors',
+  'aws:lambda:invocation-http-integration-response': 'errors',
+  'aws:memorydb:multi-region-cluster-pause-replication': 'control-plane',
+  'aws:network:disrupt-connectivity': 'partition',
+  'aws:network:route-table-disrupt-cross-region-connectivity': 'partition',
+  'aws:network:transit-gateway-disrupt-cross-region-connectivity': 'partition',
+  'aws:network:disrupt-vpc-endpoint': 'partition',
+  'aws:rds:failover-db-cluster': 'failover',
+  'aws:rds:reboot-db-instances': 'failover',
+  'aws:s3:bucket-pause-replication': 'control-plane',
+  'aws:ssm:send-command': 'cpu-stress',
+  'aws:ssm:start-automation-execution': 'control-plane',
+  'aws:directconnect:virtual-interface-disconnect': 'partition',
 };
-const TEXT: ParameterRule = { kind: 'text' };
-const PERCENT: ParameterRule = { kind: 'integer', min: 0, max: 100 };
 
-const duration = (description: string, required = true): CatalogParameter => ({
-  description,
-  required,
-  rule: DURATION,
-});
-const text = (description: string, required = false): CatalogParameter => ({
-  description,
-  required,
-  rule: TEXT,
-});
-
-/** The parameters every `aws:eks:pod-*` action takes (UG-ref, "aws:eks:pod actions"). */
-const EKS_POD_COMMON: Record<string, CatalogParameter> = {
-  kubernetesServiceAccount: text('The Kubernetes service account the FIS pod runs as.', true),
-  fisPodContainerImage: text('The FIS pod container image.'),
-  maxErrorsPercent: { description: 'Failure tolerance, 0–100 (default 0).', required: false, rule: PERCENT },
-  fisPodLabels: text('Labels of the FIS pod.'),
-  fisPodAnnotations: text('Annotations of the FIS pod.'),
-  fisPodSecurityPolicy: {
-    description: 'privileged | baseline | restricted',
-    required: false,
-    rule: { kind: 'enum', values: ['privileged', 'baseline', 'restricted'] },
-  },
-};
-const PODS = { key: 'Pods', resourceType: 'aws:eks:pod' };
-
-/** The supported actions, keyed by action id. */
+/** The supported actions, keyed by action id: every action of the reference, with its effect. */
 export const ACTION_CATALOG: ReadonlyMap<string, CatalogAction> = new Map(
-  (
-    [
-      {
-        id: 'aws:fis:wait',
-        description: 'Waits for the specified duration.',
-        durationParameter: 'duration',
-        parameters: { duration: duration('The duration, from one minute to 12 hours.') },
-        effect: 'wait',
-      },
-      {
-        id: 'aws:network:disrupt-connectivity',
-        description: 'Denies traffic to or from the target subnets.',
-        target: { key: 'Subnets', resourceType: 'aws:ec2:subnet' },
-        durationParameter: 'duration',
-        parameters: {
-          duration: duration('The duration, from one minute to 12 hours.'),
-          scope: {
-            description: 'all | availability-zone | dynamodb | prefix-list | s3 | s3express | vpc',
-            required: false,
-            rule: {
-              kind: 'enum',
-              values: ['all', 'availability-zone', 'dynamodb', 'prefix-list', 's3', 's3express', 'vpc'],
-            },
-          },
-          prefixListIdentifier: text('The prefix list, when scope is prefix-list.'),
-        },
-        effect: 'partition',
-      },
-      {
-        id: 'aws:ec2:stop-instances',
-        description: 'Stops the target instances and starts them again after the duration.',
-        target: { key: 'Instances', resourceType: 'aws:ec2:instance' },
-        durationParameter: 'startInstancesAfterDuration',
-        parameters: {
-          startInstancesAfterDuration: duration(
-            'Time to wait before restarting, one minute to 12 hours.',
-            false,
-          ),
-          completeIfInstancesTerminated: {
-            description: 'Complete if the instances were terminated (true | false).',
-            required: false,
-            rule: { kind: 'boolean' },
-          },
-        },
-        effect: 'stop-compute',
-      },
-      {
-        id: 'aws:ecs:stop-task',
-        description: 'Stops the target ECS tasks.',
-        target: { key: 'Tasks', resourceType: 'aws:ecs:task' },
-        parameters: {},
-        effect: 'stop-compute',
-      },
-      {
-        id: 'aws:eks:pod-delete',
-        description: 'Deletes the target pods.',
-        target: PODS,
-        parameters: {
-          ...EKS_POD_COMMON,
-          gracePeriodSeconds: {
-            description: 'Seconds to wait for the pod to terminate (0: at once).',
-            required: false,
-            rule: { kind: 'integer', min: 0 },
-          },
-        },
-        effect: 'stop-compute',
-      },
-      {
-        id: 'aws:eks:pod-cpu-stress',
-        description: 'Runs CPU stress on the target pods.',
-        target: PODS,
-        durationParameter: 'duration',
-        parameters: {
-          ...EKS_POD_COMMON,
-          duration: duration('The duration, from one minute to 12 hours.'),
-          percent: { description: 'Target CPU load, 0–100 (default 100).', required: false, rule: PERCENT },
-          workers: {
-            description: 'Stressors (default 0: one per CPU).',
-            required: false,
-            rule: { kind: 'integer', min: 0 },
-          },
-        },
-        effect: 'cpu-stress',
-      },
-      {
-        id: 'aws:eks:pod-network-latency',
-        description: 'Adds latency and jitter to the network interface of the target pods.',
-        target: PODS,
-        durationParameter: 'duration',
-        parameters: {
-          ...EKS_POD_COMMON,
-          duration: duration('The duration, from one minute to 12 hours.'),
-          delayMilliseconds: {
-            description: 'Added latency in ms (default 200).',
-            required: false,
-            rule: { kind: 'integer', min: 0 },
-          },
-          jitterMilliseconds: {
-            description: 'Latency variation in ms (default 10).',
-            required: false,
-            rule: { kind: 'integer', min: 0 },
-          },
-          sources: text('Sources to delay (default all).'),
-          interface: text('The interface (default eth0).'),
-        },
-        effect: 'latency',
-      },
-      {
-        id: 'aws:eks:inject-kubernetes-custom-resource',
-        description: 'Applies a Kubernetes custom resource (Chaos Mesh, Litmus) to the target cluster.',
-        target: { key: 'Cluster', resourceType: 'aws:eks:cluster' },
-        durationParameter: 'maxDuration',
-        parameters: {
-          kubernetesApiVersion: text('The custom resource apiVersion, e.g. chaos-mesh.org/v1alpha1.', true),
-          kubernetesKind: text('The custom resource kind, e.g. PodChaos.', true),
-          kubernetesNamespace: text('The namespace the custom resource is created in.', true),
-          kubernetesSpec: {
-            description: 'The custom resource spec, as minified JSON.',
-            required: true,
-            rule: { kind: 'json' },
-          },
-          maxDuration: duration('How long the custom resource may run, one minute to 12 hours.'),
-        },
-        effect: 'custom-resource',
-      },
-      {
-        id: 'aws:ssm:send-command',
-        description: 'Runs an SSM document (e.g. AWSFIS-Run-CPU-Stress) on the target instances.',
-        target: { key: 'Instances', resourceType: 'aws:ec2:instance' },
-        durationParameter: 'duration',
-        parameters: {
-          documentArn: text('The SSM document ARN.', true),
-          documentVersion: text('The document version.'),
-          documentParameters: {
-            description: 'Minified JSON parameters of the document.',
-            required: false,
-            rule: { kind: 'json' },
-          },
-          duration: duration('The duration, from one minute to 12 hours.'),
-        },
-        effect: 'cpu-stress',
-      },
-      {
-        id: 'aws:cloudwatch:assert-alarm-state',
-        description: 'Verifies that the alarms are in one of the given states.',
-        parameters: {
-          alarmArns: text('Comma-separated alarm ARNs (at most 5).', true),
-          alarmStates: {
-            description: 'Comma-separated states: OK, ALARM, INSUFFICIENT_DATA.',
-            required: true,
-            rule: { kind: 'enum', values: ['OK', 'ALARM', 'INSUFFICIENT_DATA'], list: true },
-          },
-        },
-        effect: 'assert-alarm',
-      },
-    ] satisfies CatalogAction[]
-  ).map((a) => [a.id, a]),
+  FIS_REFERENCE.map((a) => {
+    const effect = ACTION_EFFECTS[a.id];
+    if (!effect) throw new Error(`sandbox: no effect for the FIS action ${a.id}`);
+    return [a.id, { ...a, effect }];
+  }),
 );
 
 /**
@@ -262,7 +147,7 @@ export function parameterProblem(rule: ParameterRule, value: string): string | u
     case 'duration': {
       const ms = parseIsoDuration(value);
       if (ms === undefined || ms < rule.minMs || ms > rule.maxMs)
-        return 'must be an ISO 8601 duration between PT1M and PT12H';
+        return `must be an ISO 8601 duration between ${isoOf(rule.minMs)} and ${isoOf(rule.maxMs)}`;
       return undefined;
     }
     case 'integer': {
@@ -273,13 +158,21 @@ export function parameterProblem(rule: ParameterRule, value: string): string | u
           : `must be a whole number between ${rule.min} and ${rule.max}`;
       return undefined;
     }
+    case 'number': {
+      const n = Number(value);
+      if (!/^\d+(?:\.\d+)?$/.test(value) || n < rule.min || n > rule.max)
+        return `must be a number between ${rule.min} and ${rule.max}`;
+      return undefined;
+    }
     case 'enum': {
       const items = rule.list ? value.split(',') : [value];
       if (items.every((v) => rule.values.includes(v))) return undefined;
       return `must be ${rule.list ? 'a comma-separated list of' : 'one of'} ${rule.values.join(', ')}`;
     }
-    case 'boolean':
-      return value === 'true' || value === 'false' ? undefined : 'must be true or false';
+    case 'boolean': {
+      const v = rule.ignoreCase ? value.toLowerCase() : value;
+      return v === 'true' || v === 'false' ? undefined : 'must be true or false';
+    }
     case 'json':
       try {
         JSON.parse(value);

@@ -26,14 +26,18 @@ export function resolveTargets(
     const usedByArns = (target.resourceArns?.length ?? 0) > 0;
     const resolved: SandboxResource[] = [];
     for (const account of accounts) {
-      const matches = inventory.filter((r) => accountOf(r.arn) === account && matchesTarget(r, target));
+      const matches = inventory.filter(
+        (r) => (r.accountId ?? accountOf(r.arn)) === account && matchesTarget(r, target),
+      );
       // ARNs name their own account: only the accounts they are in resolve anything from them.
-      if (usedByArns && !target.resourceArns!.some((arn) => accountOf(arn) === account)) continue;
+      if (usedByArns && !target.resourceArns!.some((arn) => arnAccount(arn, inventory) === account)) continue;
       const chosen = select(matches, target.selectionMode, random);
       resolved.push(...chosen);
       const missingArn =
         usedByArns &&
-        target.resourceArns!.some((arn) => accountOf(arn) === account && !matches.some((r) => r.arn === arn));
+        target.resourceArns!.some(
+          (arn) => arnAccount(arn, inventory) === account && !matches.some((r) => r.arn === arn),
+        );
       if (
         missingArn ||
         (chosen.length === 0 &&
@@ -106,4 +110,9 @@ export function select<T>(items: T[], mode: string, random: () => number): T[] {
     [pool[i], pool[j]] = [pool[j]!, pool[i]!];
   }
   return n === items.length ? items : pool.slice(0, n);
+}
+
+/** The account an ARN is in: its own field, or for an ARN without one (S3) the resource's owner. */
+function arnAccount(arn: string, inventory: readonly SandboxResource[]): string {
+  return accountOf(arn) || (inventory.find((r) => r.arn === arn)?.accountId ?? '');
 }

@@ -27,6 +27,8 @@ export interface ActionRun {
   endTime?: number | undefined;
   /** The action status it ended with (`completed`, `stopped`, `failed`). */
   endedAs?: string | undefined;
+  /** The kind of canary fault the run switched on, if any (set by the fault router when it starts). */
+  canaryFault?: string | undefined;
 }
 
 /** Receives action starts and ends (the fault router and the admin record). */

@@ -228,6 +228,16 @@ function checkAction(t: Template, name: string, action: TemplateAction): void {
       throw validation(
         `Action ${name}: target ${targetName} has resource type ${target.resourceType}; ${cat.id} needs ${cat.target.resourceType}.`,
       );
+    const byArns = (target.resourceArns?.length ?? 0) > 0;
+    if (cat.targeting === 'tags' && byArns)
+      throw validation(`Action ${name}: ${cat.id} only supports targets defined by resource tags.`);
+    if (
+      cat.targeting === 'arns' &&
+      (!byArns || (target.filters?.length ?? 0) > 0 || Object.keys(target.parameters ?? {}).length > 0)
+    )
+      throw validation(
+        `Action ${name}: ${cat.id} only supports targets defined by ARNs (no tags, filters or parameters).`,
+      );
   }
   if (cat.target && !action.targets?.[cat.target.key])
     throw validation(`Action ${name}: ${cat.id} needs a ${cat.target.key} target.`);
