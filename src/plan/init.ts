@@ -8,6 +8,7 @@
  * the user's own.
  */
 import { FIS_ACTION_LIMITS, type ActionLimits, type ParameterRule } from './fis-actions.js';
+import { FIS_REFERENCE_BY_ID } from '../fis-reference/actions.js';
 
 export interface InitOptions {
   actionId: string;
@@ -53,8 +54,13 @@ const EXAMPLE_VALUES: Readonly<Record<string, string>> = {
 function exampleValue(name: string, rule: ParameterRule, service: string, actionId: string): string {
   const known = EXAMPLE_VALUES[name];
   switch (rule.kind) {
-    case 'duration':
-      return 'PT1M';
+    case 'duration': {
+      // A minute where the action allows it, else the nearest end of its range.
+      const ms = Math.min(Math.max(60_000, rule.minMs), rule.maxMs);
+      return `PT${Math.round(ms / 1000)}S`.replace(/^PT60S$/, 'PT1M');
+    }
+    case 'number':
+      return String(Math.min(rule.max, Math.max(rule.min, 50)));
     case 'enum':
       return rule.values[0] ?? '';
     case 'integer':
@@ -76,7 +82,9 @@ function exampleValue(name: string, rule: ParameterRule, service: string, action
 function ruleText(rule: ParameterRule): string {
   switch (rule.kind) {
     case 'duration':
-      return 'an ISO-8601 duration, PT1M to PT12H';
+      return `an ISO-8601 duration, ${isoText(rule.minMs)} to ${isoText(rule.maxMs)}`;
+    case 'number':
+      return `a number ${rule.min} to ${rule.max}`;
     case 'enum':
       return `${rule.list ? 'a comma-separated list of ' : 'one of '}${rule.values.join(', ')}`;
     case 'integer':
@@ -91,6 +99,32 @@ function ruleText(rule: ParameterRule): string {
 }
 
 const q = (s: string): string => JSON.stringify(s);
+
+/** The ms of a `PT…S`/`PT1M` value written by {@link exampleValue}. */
+function isoMs(text: string): number {
+  if (text === 'PT1M') return 60_000;
+  const m = /^PT(\d+)S$/.exec(text);
+  return m ? Number(m[1]) * 1000 : 60_000;
+}
+
+/**
+ * The ARN a target is listed by: a cluster named outright, or an example ARN of the resource type where
+ * the action takes targets by ARN only (its FIS reference entry says so).
+ */
+function arnSelected(actionId: string, resourceType: string, service: string): string | undefined {
+  const named = SELECTED_BY_ARN[resourceType];
+  if (named) return named;
+  if (FIS_REFERENCE_BY_ID.get(actionId)?.targeting !== 'arns') return undefined;
+  const [, awsService = 'ec2', kind = 'resource'] = resourceType.split(':');
+  return `arn:aws:${awsService}:eu-west-1:123456789012:${kind}/${service}-example`;
+}
+
+/** A duration in ms as FIS writes it: PT12H, PT1M, PT30S. */
+function isoText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `PT${ms / 3_600_000}H`;
+  if (ms % 60_000 === 0) return `PT${ms / 60_000}M`;
+  return `PT${Math.round(ms / 1000)}S`;
+}
 
 /** The last word of an action id as a camelCase name (`aws:ecs:stop-task` → `stopTask`). */
 function camel(text: string): string {
@@ -121,7 +155,7 @@ function fisSection(actionId: string, limits: ActionLimits, service: string): st
     const { resourceType } = limits.target;
     out.push('  targets:', `    ${targetName}:`, `      resourceType: ${resourceType}`);
     const byParameters = SELECTED_BY_PARAMETERS[resourceType];
-    const byArn = SELECTED_BY_ARN[resourceType];
+    const byArn = arnSelected(actionId, resourceType, service);
     if (byParameters) {
       out.push('      # change: the cluster, namespace and label of your pods.', '      parameters:');
       for (const [k, v] of Object.entries(byParameters(service))) out.push(`        ${k}: ${q(v)}`);
@@ -177,7 +211,15 @@ export function initPlan(options: InitOptions): string {
   const tagged =
     limits.target !== undefined &&
     !SELECTED_BY_PARAMETERS[limits.target.resourceType] &&
-    !SELECTED_BY_ARN[limits.target.resourceType];
+    !arnSelected(actionId, limits.target.resourceType, service);
+  // The ceilings fit the fault as written: at least a minute, or the action's shortest duration.
+  const actionMs = Math.max(
+    60_000,
+    ...Object.entries(limits.parameters)
+      .filter(([, p]) => p.required && p.rule.kind === 'duration')
+      .map(([name, p]) => isoMs(exampleValue(name, p.rule, service, actionId))),
+  );
+  const maxRunMs = Math.max(15 * 60_000, actionMs + 10 * 60_000);
   const lines = [
     `# A chaos-gate plan: does ${service} keep its promises while FIS runs ${actionId}?`,
     '# Written by `chaos-gate init`. Every value is an example that validates as written: the lines marked',
@@ -230,8 +272,8 @@ export function initPlan(options: InitOptions): string {
     '# The most this plan may touch; a policy file may narrow it further, never widen it.',
     'blastRadius:',
     '  maxTargets: 1',
-    '  maxActionDuration: 60s',
-    '  maxRunDuration: 15m',
+    `  maxActionDuration: ${Math.round(actionMs / 1000)}s`,
+    `  maxRunDuration: ${Math.round(maxRunMs / 60_000)}m`,
     ...(tagged ? ['  requireTags:', '    Environment: staging-chaos'] : []),
     '  forbidTags:',
     '    Environment: [production, prod]',
