@@ -13,6 +13,7 @@ import { checkSetup } from './setup.js';
 import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
+import { allMeasurements } from '../journal/columns.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { budgetDamageSli } from '../plan/budget-damage.js';
 import type { AwsClients } from '../injector/aws/clients.js';
@@ -250,7 +251,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     // A run that never sent a start gives its reservation back; one whose fault is in doubt keeps it.
     if (j.timings.injectedAt === undefined && j.experimentId === undefined) await reservations.cancel();
     if (!plan.budget || !damage || j.timings.injectedAt === undefined) return undefined;
-    const measured = measuredDamage(j.measurements, damage);
+    const measured = measuredDamage(allMeasurements(j), damage);
     await recordDamage(clients.cloudwatch, {
       service: plan.service,
       planId: plan.id,
