@@ -6,6 +6,7 @@
  */
 import type { Journal, JournalHeader, SliValue, Verdict } from '../journal/types.js';
 import { formatValue } from '../journal/format.js';
+import { allMeasurements } from '../journal/columns.js';
 
 /** The CDEvents outcome vocabulary, shared by the other sinks' wording. */
 export type Outcome = 'success' | 'failure' | 'cancel' | 'error';
@@ -52,70 +53,125 @@ export interface HypothesisCase {
   reason: string;
 }
 
-/** The value furthest on the bad side of a bound written as `<= x`, `>= x` or `in [a, b]`. */
-function worstOf(values: number[], bound: string): number | null {
-  if (values.length === 0) return null;
-  if (/^\s*</.test(bound)) return Math.max(...values);
-  if (/^\s*>/.test(bound)) return Math.min(...values);
-  return values[values.length - 1] ?? null;
+/** One series' fault readings, tallied in one pass: counts, and min/max/last of finite values. */
+interface Tally {
+  readings: number;
+  breached: number;
+  blind: number;
+  all: { min: number; max: number; last: number | null };
+  bad: { min: number; max: number; last: number | null };
+  /** The last numeric value (NaN and infinities included), for expectations. */
+  lastNumber: number | null;
 }
 
-function sliCase(j: Journal, name: string, bound: string): HypothesisCase {
-  const readings: SliValue[] = j.measurements
-    .filter((m) => m.phase === 'fault')
-    .flatMap((m) => (m.slis[name] ? [m.slis[name]] : []));
-  const breached = readings.filter((r) => r.status === 'breach');
-  const finite = (rs: SliValue[]): number[] =>
-    rs.flatMap((r) => (typeof r.value === 'number' && Number.isFinite(r.value) ? [r.value] : []));
-  const worst = worstOf(finite(breached.length > 0 ? breached : readings), bound);
-  const blind = readings.filter((r) => r.status === 'no-data' || r.status === 'error').length;
+function tally(): Tally {
+  return {
+    readings: 0,
+    breached: 0,
+    blind: 0,
+    all: { min: Infinity, max: -Infinity, last: null },
+    bad: { min: Infinity, max: -Infinity, last: null },
+    lastNumber: null,
+  };
+}
+
+function addValue(t: Tally['all'], v: number): void {
+  t.min = Math.min(t.min, v);
+  t.max = Math.max(t.max, v);
+  t.last = v;
+}
+
+/** Every SLI's and expectation's fault readings, in one pass over every measurement of the run. */
+function faultTallies(j: Journal): { slis: Map<string, Tally>; expect: Map<string, Tally> } {
+  const slis = new Map(j.slis.map((s) => [s.name, tally()] as const));
+  const expect = new Map((j.expectations ?? []).map((e) => [e.name, tally()] as const));
+  const count = (map: Map<string, Tally>, readings: Record<string, SliValue> | undefined): void => {
+    if (!readings) return;
+    for (const [name, t] of map) {
+      const r = readings[name];
+      if (!r) continue;
+      t.readings++;
+      if (r.status === 'breach') t.breached++;
+      if (r.status === 'no-data' || r.status === 'error') t.blind++;
+      if (typeof r.value === 'number') t.lastNumber = r.value;
+      if (typeof r.value === 'number' && Number.isFinite(r.value)) {
+        addValue(t.all, r.value);
+        if (r.status === 'breach') addValue(t.bad, r.value);
+      }
+    }
+  };
+  for (const m of allMeasurements(j)) {
+    if (m.phase !== 'fault') continue;
+    count(slis, m.slis);
+    count(expect, m.expect);
+  }
+  return { slis, expect };
+}
+
+/** The value furthest on the bad side of a bound written as `<= x`, `>= x` or `in [a, b]`. */
+function worstOf(values: Tally['all'], bound: string): number | null {
+  if (values.last === null) return null;
+  if (/^\s*</.test(bound)) return values.max;
+  if (/^\s*>/.test(bound)) return values.min;
+  return values.last;
+}
+
+function sliCase(t: Tally, name: string, bound: string): HypothesisCase {
+  const worst = worstOf(t.breached > 0 ? t.bad : t.all, bound);
   const outcome: Outcome =
-    readings.length === 0 ? 'cancel' : breached.length > 0 ? 'failure' : blind > 0 ? 'error' : 'success';
+    t.readings === 0 ? 'cancel' : t.breached > 0 ? 'failure' : t.blind > 0 ? 'error' : 'success';
   const reason =
-    readings.length === 0
+    t.readings === 0
       ? 'not measured while the fault was on'
-      : `${breached.length} of ${readings.length} readings during the fault breached ${bound}` +
+      : `${t.breached} of ${t.readings} readings during the fault breached ${bound}` +
         (worst === null ? '' : `; worst ${formatValue(worst)}`) +
-        (blind > 0 ? `; ${blind} without data` : '');
+        (t.blind > 0 ? `; ${t.blind} without data` : '');
   return {
     kind: 'sli',
     name,
     bound,
     outcome,
-    readings: readings.length,
-    breaches: breached.length,
+    readings: t.readings,
+    breaches: t.breached,
     worst,
     reason,
   };
 }
 
-function expectationCase(j: Journal, name: string, bound: string, withinMs: number): HypothesisCase {
-  const readings = j.measurements.filter((m) => m.phase === 'fault').flatMap((m) => m.expect?.[name] ?? []);
+function expectationCase(
+  j: Journal,
+  t: Tally,
+  name: string,
+  bound: string,
+  withinMs: number,
+): HypothesisCase {
   const observed = j.events.some((e) => e.type === 'expectation-observed' && e.data?.expectation === name);
-  const outcome: Outcome = observed ? 'success' : readings.length === 0 ? 'cancel' : 'failure';
+  const outcome: Outcome = observed ? 'success' : t.readings === 0 ? 'cancel' : 'failure';
   const reason = observed
     ? `observed ${bound} within ${formatValue(withinMs / 1000)} s of the injection`
-    : readings.length === 0
+    : t.readings === 0
       ? 'not measured while the fault was on'
       : `not observed ${bound} within ${formatValue(withinMs / 1000)} s of the injection`;
-  const values = readings.flatMap((r) => (typeof r.value === 'number' ? [r.value] : []));
   return {
     kind: 'expectation',
     name,
     bound,
     outcome,
-    readings: readings.length,
-    breaches: observed ? 0 : readings.length,
-    worst: values.length > 0 ? (values[values.length - 1] ?? null) : null,
+    readings: t.readings,
+    breaches: observed ? 0 : t.readings,
+    worst: t.lastNumber,
     reason,
   };
 }
 
 /** Every SLI and expectation of the hypothesis as the journal recorded them. */
 export function hypothesisCases(j: Journal): HypothesisCase[] {
+  const tallies = faultTallies(j);
   return [
-    ...j.slis.map((s) => sliCase(j, s.name, s.bound)),
-    ...(j.expectations ?? []).map((e) => expectationCase(j, e.name, e.bound, e.withinMs)),
+    ...j.slis.map((s) => sliCase(tallies.slis.get(s.name) ?? tally(), s.name, s.bound)),
+    ...(j.expectations ?? []).map((e) =>
+      expectationCase(j, tallies.expect.get(e.name) ?? tally(), e.name, e.bound, e.withinMs),
+    ),
   ];
 }
 
