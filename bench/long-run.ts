@@ -15,81 +15,11 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { longPlan, longScenario } from '../test/helpers/long-run.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** tsx by its file URL: the commands run in a temporary directory, outside the repository's node_modules. */
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
-/** A plan with `slis` SLIs judged during a fault of `faultMs`. */
-export function longPlan(slis: number, faultMs: number): string {
-  const seconds = Math.round(faultMs / 1000);
-  const lines = [
-    'version: 1',
-    'id: long-run',
-    'title: A long fault with many SLIs',
-    'service: checkout',
-    'environment: staging',
-    'owner: team-payments',
-    'hypothesis:',
-    '  interval: 1s',
-    '  minRequests: 100',
-    '  requests:',
-    '    prometheus: sum(increase(http_requests_total[1s]))',
-    '  slis:',
-  ];
-  for (let i = 0; i < slis; i++) {
-    lines.push(
-      `    - name: sli_${i}`,
-      `      prometheus: max(sli_${i}_ratio)`,
-      '      min: 0.99',
-      '      steady: { min: 0.995 }',
-    );
-  }
-  lines.push(
-    '  steadyState: { duration: 5s }',
-    '  recovery: { within: 10s }',
-    'abort:',
-    '  rules:',
-    '    - { sli: sli_0, below: 0.9, for: 5s }',
-    'blastRadius:',
-    '  maxTargets: 1',
-    `  maxActionDuration: ${seconds}s`,
-    `  maxRunDuration: ${seconds + 3600}s`,
-    'fis:',
-    '  roleArn: arn:aws:iam::111122223333:role/chaos-gate-fis',
-    '  targets:',
-    '    primary:',
-    '      resourceType: aws:ec2:subnet',
-    '      resourceTags: { Environment: staging-chaos }',
-    '      selectionMode: COUNT(1)',
-    '  actions:',
-    '    partition:',
-    '      actionId: aws:network:disrupt-connectivity',
-    `      parameters: { duration: PT${seconds}S, scope: all }`,
-    '      targets: { Subnets: primary }',
-  );
-  return lines.join('\n') + '\n';
-}
-
-/** The matching world: every SLI steady near 0.999, a small dip during the fault, recovery in 2 s. */
-export function longScenario(slis: number, faultMs: number): string {
-  const lines = ['version: 1', 'description: long run', 'seed: 7', 'metrics:'];
-  for (let i = 0; i < slis; i++) {
-    lines.push(
-      `  sli_${i}:`,
-      '    baseline: 0.9995',
-      '    noise: 0.0003',
-      '    max: 1',
-      '    effect: {to: 0.997, delay: 1s, recoveryLag: 2s}',
-    );
-  }
-  lines.push(
-    'requests: {baseline: 800, noise: 20}',
-    `injector: {actionDuration: ${Math.round(faultMs / 1000)}s, stopLatency: 1s}`,
-    'outcome: {verdict: held}',
-  );
-  return lines.join('\n') + '\n';
-}
 
 interface Timed {
   status: number | null;

@@ -85,6 +85,11 @@ class Column {
   query = new Uint32Array(0);
   /** Errors of the readings that had one, by row. */
   errors = new Map<number, string>();
+  /** The last bound and query interned for this column (they rarely change from row to row). */
+  lastBound: string | undefined;
+  lastBoundIndex = 0;
+  lastQuery: string | undefined;
+  lastQueryIndex = 0;
 
   ensure(size: number): void {
     this.values = grow(this.values, size);
@@ -133,12 +138,21 @@ export class MeasurementColumns implements Iterable<Measurement> {
   }
 
   private put(map: Map<string, Column>, row: number, readings: Record<string, SliValue>): void {
-    for (const [name, v] of Object.entries(readings)) {
+    for (const name in readings) {
+      const v = readings[name] as SliValue;
       const c = this.column(map, name);
       c.values[row] = typeof v.value === 'number' ? v.value : 0;
       c.status[row] = (STATUS_CODES[v.status] ?? 3) | (typeof v.value === 'number' ? 0 : NULL_VALUE);
-      c.bound[row] = this.intern(v.bound);
-      c.query[row] = this.intern(v.query);
+      if (v.bound !== c.lastBound) {
+        c.lastBound = v.bound;
+        c.lastBoundIndex = this.intern(v.bound);
+      }
+      if (v.query !== c.lastQuery) {
+        c.lastQuery = v.query;
+        c.lastQueryIndex = this.intern(v.query);
+      }
+      c.bound[row] = c.lastBoundIndex;
+      c.query[row] = c.lastQueryIndex;
       if (v.error !== undefined) c.errors.set(row, v.error);
     }
   }
@@ -267,6 +281,9 @@ interface Builder {
   kind: SummarySeries['kind'];
   /** Buckets by index from the origin. */
   buckets: Map<number, SummaryBucket>;
+  /** The bucket last added to (most measurements fall into the one before them). */
+  lastIndex: number;
+  lastBucket: SummaryBucket | undefined;
 }
 
 /**
@@ -289,6 +306,9 @@ export class MeasurementDigest {
   private bucketMs: number;
   private readonly series = new Map<string, Builder>();
   private readonly sliNames: ReadonlySet<string>;
+  private readonly requestSeries: Builder;
+  private readonly sliSeries: [string, Builder][];
+  private readonly expectSeries: [string, Builder][];
 
   constructor(
     private readonly names: { slis: readonly string[]; expectations: readonly string[] },
@@ -297,15 +317,15 @@ export class MeasurementDigest {
     this.columns = o.keepAll ? new MeasurementColumns() : undefined;
     this.bucketMs = Math.max(1, o.intervalMs);
     this.sliNames = new Set(names.slis);
-    this.builder('requests', 'requests');
-    for (const n of names.slis) this.builder(`sli:${n}`, 'sli', n);
-    for (const n of names.expectations) this.builder(`expect:${n}`, 'expectation', n);
+    this.requestSeries = this.builder('requests', 'requests');
+    this.sliSeries = names.slis.map((n) => [n, this.builder(`sli:${n}`, 'sli', n)]);
+    this.expectSeries = names.expectations.map((n) => [n, this.builder(`expect:${n}`, 'expectation', n)]);
   }
 
   private builder(key: string, kind: SummarySeries['kind'], name = key): Builder {
     let b = this.series.get(key);
     if (!b) {
-      b = { name, kind, buckets: new Map() };
+      b = { name, kind, buckets: new Map(), lastIndex: -1, lastBucket: undefined };
       this.series.set(key, b);
     }
     return b;
@@ -314,11 +334,14 @@ export class MeasurementDigest {
   private bucket(b: Builder, at: number): SummaryBucket {
     const origin = this.firstAt ?? at;
     const i = Math.floor((at - origin) / this.bucketMs);
+    if (i === b.lastIndex && b.lastBucket) return b.lastBucket;
     let bucket = b.buckets.get(i);
     if (!bucket) {
       bucket = [origin + i * this.bucketMs, 0, null, null, 0, 0];
       b.buckets.set(i, bucket);
     }
+    b.lastIndex = i;
+    b.lastBucket = bucket;
     return bucket;
   }
 
@@ -336,6 +359,8 @@ export class MeasurementDigest {
           next.set(j, prev ? merge(prev, moved) : moved);
         }
         b.buckets = next;
+        b.lastIndex = -1;
+        b.lastBucket = undefined;
       }
     }
   }
@@ -350,12 +375,11 @@ export class MeasurementDigest {
     this.widen(m.at);
     const requests: SliValue | undefined =
       m.requests === null ? undefined : { value: m.requests, status: 'ok', query: '' };
-    addTo(this.bucket(this.builder('requests', 'requests'), m.at), requests);
-    for (const n of this.names.slis) addTo(this.bucket(this.builder(`sli:${n}`, 'sli', n), m.at), m.slis[n]);
-    for (const [n, v] of Object.entries(m.slis))
-      if (!this.sliNames.has(n)) addTo(this.bucket(this.builder(`sli:${n}`, 'sli', n), m.at), v);
-    for (const n of this.names.expectations)
-      addTo(this.bucket(this.builder(`expect:${n}`, 'expectation', n), m.at), m.expect?.[n]);
+    addTo(this.bucket(this.requestSeries, m.at), requests);
+    for (const [n, b] of this.sliSeries) addTo(this.bucket(b, m.at), m.slis[n]);
+    for (const n in m.slis)
+      if (!this.sliNames.has(n)) addTo(this.bucket(this.builder(`sli:${n}`, 'sli', n), m.at), m.slis[n]);
+    for (const [n, b] of this.expectSeries) addTo(this.bucket(b, m.at), m.expect?.[n]);
     this.keep(m);
   }
 

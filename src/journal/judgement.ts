@@ -17,7 +17,7 @@
  * Recovery readings are held to the steady bound (the system is back when it is back to its steady
  * state); they are counted per SLI under `recovery`, never mixed with the fault's counts.
  */
-import type { Journal, JournalEvent, Measurement, Phase, SliValue, Timings, Verdict } from './types.js';
+import type { Journal, JournalEvent, Measurement, SliValue, Timings, Verdict } from './types.js';
 import { formatOffset, formatSeconds, formatValue, timeOrigin, type TimeOriginKind } from './format.js';
 import { allMeasurements } from './columns.js';
 
@@ -335,8 +335,10 @@ function judgeSlis(
       const s = input.slis[i] as JudgedSli;
       const k = counters[i] as SliCounters;
       const v = m.slis[s.name];
-      if (m.phase === 'steady') (k.steady ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
-      else if (m.phase === 'recovery') (k.recovery ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
+      if (m.phase === 'steady')
+        (k.steady ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
+      else if (m.phase === 'recovery')
+        (k.recovery ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
       else if (m.phase === 'fault') {
         if (v && k.firstFaultBound === undefined) k.firstFaultBound = v.bound ?? '';
         if (!s.during || injectedAt === undefined) continue;

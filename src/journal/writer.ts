@@ -197,8 +197,17 @@ export function applyRecord(journal: Journal | undefined, record: JournalRecord)
     if (timings) journal.timings = { ...journal.timings, ...timings };
     return journal;
   }
-  const { record: _r, verdict, reason, exitCode, judgement, timings, summary: _s, finishedAt: _f, ...patch } =
-    record;
+  const {
+    record: _r,
+    verdict,
+    reason,
+    exitCode,
+    judgement,
+    timings,
+    summary: _s,
+    finishedAt: _f,
+    ...patch
+  } = record;
   Object.assign(journal, patch);
   if (timings) journal.timings = { ...journal.timings, ...timings };
   journal.verdict = verdict;
