@@ -9,7 +9,16 @@
  * Each command runs in its own `node` process under `/usr/bin/time -f %M` (peak RSS, KiB).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -47,6 +56,20 @@ function timed(args: string[], cwd: string): Timed {
   };
 }
 
+/** The journal's last line (its final record, when the run finished), read from the file's end. */
+function lastLine(file: string, size: number): string {
+  const length = Math.min(size, 16 * 1024 * 1024);
+  const buffer = Buffer.alloc(length);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, length, size - length);
+  } finally {
+    closeSync(fd);
+  }
+  const text = buffer.toString('utf8').replace(/\n+$/, '');
+  return text.slice(text.lastIndexOf('\n') + 1);
+}
+
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
@@ -78,13 +101,19 @@ async function main(): Promise<void> {
     verdict = `no verdict on stdout (exit ${sim.status}): ${sim.stderr.trim().split('\n').slice(-3).join(' | ')}`;
   }
   const journalBytes = statSync(path.join(dir, 'out/journal.json'), { throwIfNoEntry: false })?.size ?? 0;
+  const journalFile = path.join(dir, 'out/journal.json');
+  const final = journalBytes > 0 ? lastLine(journalFile, journalBytes) : '';
+  const finalForm = final.startsWith('{"record":"final"')
+    ? `final record ${Buffer.byteLength(final)} B`
+    : 'one JSON document';
   console.log(
-    `simulate: exit ${sim.status}, verdict ${verdict}, journal ${journalBytes} B (${mib(journalBytes)}), peak RSS ${mib(sim.peakRssBytes)}, wall ${(sim.wallMs / 1000).toFixed(1)} s`,
+    `simulate: exit ${sim.status}, verdict ${verdict}, journal ${journalBytes} B (${mib(journalBytes)}; ${finalForm}), peak RSS ${mib(sim.peakRssBytes)}, wall ${(sim.wallMs / 1000).toFixed(1)} s`,
   );
   const md = timed(['report', 'out/journal.json', '--markdown'], dir);
   const mdBytes = Buffer.byteLength(md.stdout);
+  const headline = md.stdout.split('\n').find((l) => l.trim() !== '') ?? '';
   console.log(
-    `report markdown: exit ${md.status}, ${mdBytes} B, peak RSS ${mib(md.peakRssBytes)}, wall ${(md.wallMs / 1000).toFixed(1)} s${md.status === 0 ? '' : ` — ${md.stderr.trim().split('\n').slice(-2).join(' | ')}`}`,
+    `report markdown: exit ${md.status}, ${mdBytes} B ("${headline.slice(0, 60)}"), peak RSS ${mib(md.peakRssBytes)}, wall ${(md.wallMs / 1000).toFixed(1)} s${md.status === 0 ? '' : ` — ${md.stderr.trim().split('\n').slice(-2).join(' | ')}`}`,
   );
   const html = timed(['report', 'out/journal.json', '--html', 'out/replay.html'], dir);
   const htmlBytes = statSync(path.join(dir, 'out/replay.html'), { throwIfNoEntry: false })?.size ?? 0;
