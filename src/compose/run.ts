@@ -62,7 +62,7 @@ export interface RunOptions {
   policyPath?: string | undefined;
   prometheus?: PrometheusInputs | undefined;
   awsRegion?: string | undefined;
-  /** Where the journal goes (NDJSON while running, final JSON at the end); memory only when absent. */
+  /** Where the journal goes (NDJSON while running, see docs/journal.md for the end); memory only when absent. */
   journalPath?: string | undefined;
   runId: string;
   attempt: number;

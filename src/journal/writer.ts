@@ -173,51 +173,6 @@ export class JournalBuilder {
   }
 }
 
-/** Applies one record to a journal under construction (kept for callers building small journals). */
-export function applyRecord(journal: Journal | undefined, record: JournalRecord): Journal {
-  if (record.record === 'header') {
-    const b = new JournalBuilder();
-    b.apply(record);
-    return b.result();
-  }
-  if (!journal) throw new Error(`a '${record.record}' record before the header`);
-  if (record.record === 'measurement') {
-    const { record: _r, ...measurement } = record;
-    journal.measurements.push(measurement);
-    return journal;
-  }
-  if (record.record === 'event') {
-    const { record: _r, ...event } = record;
-    journal.events.push(event);
-    return journal;
-  }
-  if (record.record === 'update') {
-    const { record: _r, timings, ...rest } = record;
-    Object.assign(journal, rest);
-    if (timings) journal.timings = { ...journal.timings, ...timings };
-    return journal;
-  }
-  const {
-    record: _r,
-    verdict,
-    reason,
-    exitCode,
-    judgement,
-    timings,
-    summary: _s,
-    finishedAt: _f,
-    ...patch
-  } = record;
-  Object.assign(journal, patch);
-  if (timings) journal.timings = { ...journal.timings, ...timings };
-  journal.verdict = verdict;
-  journal.reason = reason;
-  journal.exitCode = exitCode;
-  if (judgement) journal.judgement = judgement;
-  journal.complete = true;
-  return journal;
-}
-
 /** Keeps the journal in memory and hands each record to `append` as an NDJSON line. */
 abstract class RecordingWriter implements JournalWriter {
   private readonly builder = new JournalBuilder();

@@ -48,7 +48,8 @@ checked (the simulated world holds no other experiment), and the output says so.
 Options:
   --scenario <file>    the simulated world (YAML; see fixtures/scenarios/)
   --policy <file>      policy file whose ceilings the plan may only narrow
-  --journal <path>     write the journal here (NDJSON while running, final JSON at the end)
+  --journal <path>     write the journal here (NDJSON while running; one JSON document at the end
+                       of a short run, a final NDJSON record after a long one: docs/journal.md)
   --abort-file <path>  a file whose existence aborts the run (the scenario's abortFileAt creates it)
   --json               print {verdict, reason, exitCode, experimentId, journal} as JSON
   -h, --help           show this help
