@@ -1,8 +1,8 @@
 /**
  * Journal writers. While a run goes, every record is appended as one NDJSON line (header, events,
- * measurements, updates, final), so a crash leaves a readable prefix. At the end of a short run (every
- * measurement still kept in memory: src/journal/columns.ts) the file is replaced atomically (write +
- * rename) by the final `Journal` JSON, as it always was. A long run's journal stays NDJSON: its last line
+ * measurements, updates, final), so a crash leaves a readable prefix. At the end of a short run (at
+ * most {@link MAX_DOCUMENT_READINGS} readings) the file is replaced atomically (write + rename) by the
+ * final `Journal` JSON, as it always was. A long run's journal stays NDJSON: its last line
  * is the bounded `final` record (verdict, judgement, timings, summary), and nothing is ever serialised
  * whole. `readJournal` accepts every form (docs/journal.md).
  *
@@ -21,7 +21,12 @@ import { errorMessage } from '../errors/message.js';
 import { redactDeep } from '../security/redact.js';
 import type { Journal, JournalEvent, JournalHeader, Measurement, Verdict } from './types.js';
 import type { Judgement } from './judgement.js';
-import { attachMeasurements, MeasurementDigest, type MeasurementSummary } from './columns.js';
+import {
+  allMeasurements,
+  attachMeasurements,
+  MeasurementDigest,
+  type MeasurementSummary,
+} from './columns.js';
 
 /** Fields learned while the run goes (experiment id, targets, timings, budget). */
 export type JournalPatch = Partial<
@@ -173,6 +178,27 @@ export class JournalBuilder {
   }
 }
 
+/**
+ * Readings (measurements × SLIs and expectations) up to which a finished journal is rewritten as one
+ * JSON document, the form earlier versions always wrote: about 18 MB pretty-printed. A longer run's
+ * journal stays NDJSON and ends with the bounded final record (docs/journal.md).
+ */
+export const MAX_DOCUMENT_READINGS = 100_000;
+
+/** True when `journal` is small enough to end as one JSON document. */
+function fitsOneDocument(journal: Journal): boolean {
+  const series = journal.slis.length + (journal.expectations?.length ?? 0);
+  return allMeasurements(journal).length * Math.max(1, series) <= MAX_DOCUMENT_READINGS;
+}
+
+/** The single-document form: every measurement (from the columns when the object keeps a sample). */
+function documentText(journal: Journal): string {
+  const { summary: _s, ...rest } = journal;
+  const all = allMeasurements(journal);
+  const measurements = Array.isArray(all) ? (all as Journal['measurements']) : [...all];
+  return JSON.stringify({ ...rest, measurements }, null, 2) + '\n';
+}
+
 /** Keeps the journal in memory and hands each record to `append` as an NDJSON line. */
 abstract class RecordingWriter implements JournalWriter {
   private readonly builder = new JournalBuilder();
@@ -229,7 +255,7 @@ abstract class RecordingWriter implements JournalWriter {
     this.write({ record: 'update', ...patch });
   }
   async finish(final: JournalFinal): Promise<Journal> {
-    const whole = !this.builder.sampled;
+    const whole = fitsOneDocument(this.snapshot());
     if (whole) this.write({ record: 'final', ...final });
     else {
       // A long run: the last line says everything a reader needs without the ones before it.
@@ -328,7 +354,7 @@ export class FileJournalWriter extends RecordingWriter {
         // The replace below decides whether the journal is on disk.
       }
     }
-    if (whole) this.fs.replace(this.path, JSON.stringify(journal, null, 2) + '\n');
+    if (whole) this.fs.replace(this.path, documentText(journal));
   }
 }
 
@@ -341,7 +367,7 @@ export class MemoryJournalWriter extends RecordingWriter {
     this.lines.push(line);
   }
   protected async close(journal: Journal, whole: boolean): Promise<void> {
-    if (whole) this.finalJson = JSON.stringify(journal, null, 2) + '\n';
+    if (whole) this.finalJson = documentText(journal);
   }
   /** The file content as it would be on disk now (NDJSON until finished). */
   text(): string {

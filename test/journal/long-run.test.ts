@@ -14,6 +14,7 @@ import { parseJournal, readJournal } from '../../src/journal/read.js';
 import { judge, judgeInputOf, judgementOf } from '../../src/journal/judgement.js';
 import { allMeasurements, MAX_KEPT_MEASUREMENTS, MAX_SUMMARY_BUCKETS } from '../../src/journal/columns.js';
 import type { Journal } from '../../src/journal/types.js';
+import { FileJournalWriter } from '../../src/journal/writer.js';
 import { renderSummary } from '../../src/report/markdown.js';
 import { renderReplayHtml } from '../../src/report/html.js';
 import { checkRunPayload } from '../../src/report/check-run.js';
@@ -204,5 +205,43 @@ describe('a 30-minute run with 60 SLIs', () => {
     readSync(fd, head, 0, 15, 0);
     closeSync(fd);
     expect(head.toString().toLowerCase()).toBe('<!doctype html>');
+  });
+});
+
+describe('a run of 1 500 measurements and 3 SLIs (4 500 readings)', () => {
+  it('ends as one JSON document holding every measurement, though the writer kept only a sample of them as objects', async () => {
+    const path = join(dir, 'mid.json');
+    const writer = new FileJournalWriter(path);
+    const slis = ['a', 'b', 'c'].map((name) => ({ name, bound: '<= 1', steadyBound: '<= 1', during: true }));
+    writer.begin({
+      kind: 'chaos-gate-journal',
+      version: 1,
+      runId: 'r',
+      planId: 'p',
+      planDigest: 'd',
+      title: 't',
+      service: 's',
+      environment: 'e',
+      slis,
+      abortRules: [],
+      intervalMs: 1000,
+      startedAt: 0,
+    });
+    for (let i = 0; i < 1500; i++) {
+      const reading = { value: (i % 10) / 10, status: 'ok' as const, bound: '<= 1', query: 'q' };
+      writer.measurement({
+        at: i * 1000,
+        phase: 'steady',
+        requests: 100,
+        slis: { a: reading, b: reading, c: reading },
+      });
+    }
+    const journal = await writer.finish({ verdict: 'not-run', reason: 'r', exitCode: 1 });
+    expect(journal.measurements.length).toBeLessThanOrEqual(MAX_KEPT_MEASUREMENTS + 1);
+    const document = JSON.parse(readFileSync(path, 'utf8')) as Journal;
+    expect(document.measurements).toHaveLength(1500);
+    expect(document.measurements[777]?.slis.b?.value).toBe(0.7);
+    expect(document).not.toHaveProperty('summary');
+    expect(allMeasurements(readJournal(path)).length).toBe(1500);
   });
 });
