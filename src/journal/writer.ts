@@ -193,10 +193,10 @@ function fitsOneDocument(journal: Journal): boolean {
 
 /** The single-document form: every measurement (from the columns when the object keeps a sample). */
 function documentText(journal: Journal): string {
-  const { summary: _s, ...rest } = journal;
   const all = allMeasurements(journal);
-  const measurements = Array.isArray(all) ? (all as Journal['measurements']) : [...all];
-  return JSON.stringify({ ...rest, measurements }, null, 2) + '\n';
+  if (Array.isArray(all)) return JSON.stringify(journal, null, 2) + '\n';
+  const { summary: _s, ...rest } = journal;
+  return JSON.stringify({ ...rest, measurements: [...all] }, null, 2) + '\n';
 }
 
 /** Keeps the journal in memory and hands each record to `append` as an NDJSON line. */
