@@ -5,6 +5,7 @@
  *
  *   npx tsx bench/long-run.ts                    # 12 h × 60 SLIs (the issue's figure)
  *   npx tsx bench/long-run.ts --hours 0.5 --slis 60
+ *   npx tsx bench/long-run.ts --breach 3,41      # those SLIs dip below their bound: deviated
  *
  * Each command runs in its own `node` process under `/usr/bin/time -f %M` (peak RSS, KiB).
  */
@@ -80,6 +81,8 @@ async function main(): Promise<void> {
       hours: { type: 'string', default: '12' },
       slis: { type: 'string', default: '60' },
       keep: { type: 'boolean', default: false },
+      /** SLIs (by index, comma-separated) whose fault readings dip around their bound: a deviated run. */
+      breach: { type: 'string', default: '' },
     },
   });
   const hours = Number(values.hours);
@@ -88,8 +91,11 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cg-long-'));
   mkdirSync(path.join(dir, 'out'));
   writeFileSync(path.join(dir, 'plan.yaml'), longPlan(slis, faultMs));
-  writeFileSync(path.join(dir, 'scenario.yaml'), longScenario(slis, faultMs));
-  console.log(`long run: ${hours} h fault × ${slis} SLIs at 1 s (${dir})`);
+  const breach = values.breach === '' ? [] : values.breach.split(',').map(Number);
+  writeFileSync(path.join(dir, 'scenario.yaml'), longScenario(slis, faultMs, { breach }));
+  console.log(
+    `long run: ${hours} h fault × ${slis} SLIs at 1 s${breach.length ? `, SLIs ${breach.join(', ')} dipping below their bound` : ''} (${dir})`,
+  );
   const sim = timed(
     ['simulate', 'plan.yaml', '--scenario', 'scenario.yaml', '--journal', 'out/journal.json', '--json'],
     dir,
