@@ -68,7 +68,7 @@ export function parseScanInput(text: string, file: string): ScanInput {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    // A crashed run leaves an NDJSON journal prefix, which is still worth scanning.
+    // NDJSON: a long run's journal, or the prefix a crashed run leaves (still worth scanning).
     if (looksLikeJournalRecords(text)) {
       try {
         return { kind: 'journal', journal: parseJournal(text, file) };

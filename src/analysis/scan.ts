@@ -6,6 +6,26 @@
  */
 import type { Journal, Measurement } from '../journal/types.js';
 import { formatValue } from '../journal/format.js';
+import { allMeasurements } from '../journal/columns.js';
+
+/** Readings (measurements × SLIs) a scan holds at once; a longer journal is refused with the figures. */
+export const MAX_SCAN_READINGS = 4_000_000;
+
+/**
+ * Every measurement of the journal as an array (a long run's are read from its columns). The scan
+ * compares them all against each other, so it holds them; a journal beyond {@link MAX_SCAN_READINGS}
+ * readings is refused rather than exhausting memory.
+ */
+function everyMeasurement(journal: Journal): Measurement[] {
+  const all = allMeasurements(journal);
+  if (Array.isArray(all)) return all as Measurement[];
+  const readings = all.length * Math.max(1, journal.slis.length);
+  if (readings > MAX_SCAN_READINGS)
+    throw new ScanError(
+      `the journal holds ${all.length} measurements of ${journal.slis.length} SLIs (${readings} readings); a scan takes at most ${MAX_SCAN_READINGS}`,
+    );
+  return [...all];
+}
 
 /** One record of a request log: a request, whether the fault could reach it, and how it was served. */
 export interface RequestRecord {
@@ -341,7 +361,7 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
   const bounds = new Map(journal.slis.map((s) => [s.name, s.bound] as const));
   const control: Measurement[] = [];
   const experiment: Measurement[] = [];
-  for (const m of journal.measurements) {
+  for (const m of everyMeasurement(journal)) {
     if (m.phase === 'steady') control.push(m);
     else if (m.phase === 'fault' || m.phase === 'recovery') experiment.push(m);
   }
@@ -571,7 +591,8 @@ export function suggestHypothesis(journal: Journal): HypothesisSuggestion {
   const injectedAt = journal.timings.injectedAt;
   if (injectedAt === undefined) return { slis: null, why: 'nothing was injected' };
   const interval = journal.intervalMs;
-  const fault = journal.measurements.filter((m) => m.phase === 'fault');
+  const measurements = everyMeasurement(journal);
+  const fault = measurements.filter((m) => m.phase === 'fault');
   const out: SliSuggestion[] = [];
   for (const s of journal.slis.filter((x) => x.during)) {
     const readings = fault
@@ -597,7 +618,7 @@ export function suggestHypothesis(journal: Journal): HypothesisSuggestion {
     }
     const values = judged.map((r) => r.v?.value ?? 0);
     const steady = median(
-      journal.measurements
+      measurements
         .filter((m) => m.phase === 'steady' && m.slis[s.name]?.status === 'ok')
         .map((m) => m.slis[s.name]?.value ?? 0),
     );

@@ -13,6 +13,7 @@ import { checkSetup } from './setup.js';
 import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
+import { allMeasurements } from '../journal/columns.js';
 import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { budgetDamageSli } from '../plan/budget-damage.js';
 import type { AwsClients } from '../injector/aws/clients.js';
@@ -66,7 +67,7 @@ export interface RunOptions {
   historyPaths?: readonly string[] | undefined;
   prometheus?: PrometheusInputs | undefined;
   awsRegion?: string | undefined;
-  /** Where the journal goes (NDJSON while running, final JSON at the end); memory only when absent. */
+  /** Where the journal goes (NDJSON while running, see docs/journal.md for the end); memory only when absent. */
   journalPath?: string | undefined;
   runId: string;
   attempt: number;
@@ -256,7 +257,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     // A run that never sent a start gives its reservation back; one whose fault is in doubt keeps it.
     if (j.timings.injectedAt === undefined && j.experimentId === undefined) await reservations.cancel();
     if (!plan.budget || !damage || j.timings.injectedAt === undefined) return undefined;
-    const measured = measuredDamage(j.measurements, damage);
+    const measured = measuredDamage(allMeasurements(j), damage);
     await recordDamage(clients.cloudwatch, {
       service: plan.service,
       planId: plan.id,

@@ -5,7 +5,7 @@
  * FIS state, recovery); the measurements say whether bounds held within the plan's settle time and
  * tolerance and whether expectations were seen. The worst verdict wins, and blindness never passes.
  */
-import { judge, type JudgeInput, type Judgement } from '../journal/judgement.js';
+import { judge, type JudgeInput, type Judgement, type StreamInput } from '../journal/judgement.js';
 import type { Verdict } from '../journal/types.js';
 
 export { VERDICT_ORDER, violationText } from '../journal/judgement.js';
@@ -18,7 +18,7 @@ export interface Assessment {
 }
 
 /** The full judgement of a run (verdict, reason and evidence), as the journal stores it. */
-export function judgeRun(input: AssessInput): Judgement {
+export function judgeRun(input: StreamInput): Judgement {
   return judge(input);
 }
 

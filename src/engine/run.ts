@@ -34,6 +34,7 @@ import {
 } from '../journal/types.js';
 import type { JournalWriter } from '../journal/writer.js';
 import { formatOffset, formatSeconds, formatValue } from '../journal/format.js';
+import { allMeasurements } from '../journal/columns.js';
 import { judgeRun } from './assess.js';
 import { CALL_DEADLINES, within } from './deadline.js';
 import { errorMessage, refusalOf, step } from './errors.js';
@@ -242,7 +243,8 @@ class GateRun implements RunShared {
     const judgement = judgeRun({
       slis: journal.slis,
       expectations: journal.expectations ?? [],
-      measurements: journal.measurements,
+      // Every measurement: a long run's journal object holds a sample, its columns hold them all.
+      measurements: allMeasurements(journal),
       events: journal.events,
       timings: this.timings,
       startedAt: journal.startedAt,

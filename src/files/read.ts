@@ -165,8 +165,8 @@ export async function readFileBounded(path: string, o: ReadOptions): Promise<Fil
   }
 }
 
-/** {@link readFileBounded} for synchronous callers (the event payload, read once at start). */
-export function readFileBoundedSync(path: string, o: ReadOptions): FileText {
+/** Opens `path` under the rules above (resolved, confined, a regular file); returns its descriptor. */
+function openCheckedSync(path: string, o: ReadOptions): { fd: number; real: string } {
   let real: string;
   let workspace: string | undefined;
   try {
@@ -184,6 +184,48 @@ export function readFileBoundedSync(path: string, o: ReadOptions): FileText {
   }
   try {
     checkRegular(o, path, fstatSync(fd));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return { fd, real };
+}
+
+/**
+ * Reads a file under the rules above in chunks, handing each to `onChunk` as it is read, so a large file
+ * is never held whole. `maxBytes` caps the total read. Errors `onChunk` throws pass through unchanged.
+ */
+export function readFileChunksSync(
+  path: string,
+  o: ReadOptions & { chunkBytes?: number },
+  onChunk: (chunk: Buffer) => void,
+): { path: string; bytes: number } {
+  const { fd, real } = openCheckedSync(path, o);
+  let total = 0;
+  try {
+    const buffer = Buffer.alloc(o.chunkBytes ?? 1024 * 1024);
+    for (;;) {
+      let bytesRead: number;
+      try {
+        bytesRead = readSync(fd, buffer, 0, Math.min(buffer.length, o.maxBytes + 1 - total), null);
+      } catch (error) {
+        throw fail(o, path, 'unreadable', describeOsError(error));
+      }
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > o.maxBytes) throw tooLarge(o, path);
+      onChunk(buffer.subarray(0, bytesRead));
+    }
+    return { path: real, bytes: total };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** {@link readFileBounded} for synchronous callers (the event payload, read once at start). */
+export function readFileBoundedSync(path: string, o: ReadOptions): FileText {
+  const { fd, real } = openCheckedSync(path, o);
+  try {
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {

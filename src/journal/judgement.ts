@@ -17,8 +17,9 @@
  * Recovery readings are held to the steady bound (the system is back when it is back to its steady
  * state); they are counted per SLI under `recovery`, never mixed with the fault's counts.
  */
-import type { Journal, JournalEvent, Measurement, Phase, SliValue, Timings, Verdict } from './types.js';
+import type { Journal, JournalEvent, Measurement, SliValue, Timings, Verdict } from './types.js';
 import { formatOffset, formatSeconds, formatValue, timeOrigin, type TimeOriginKind } from './format.js';
+import { allMeasurements } from './columns.js';
 
 /** Worst first. `refused`/`not-run` happen before injection, so they rank after only `failed`. */
 export const VERDICT_ORDER: readonly Verdict[] = [
@@ -52,15 +53,20 @@ export interface JudgedSli {
   tolerance?: Tolerance;
 }
 
-export interface JudgeInput {
+/** `M`: how the measurements come — an array, or any sequence read once per pass (a long run's columns). */
+export interface JudgeInput<M extends Iterable<Measurement> = readonly Measurement[]> {
   slis: readonly JudgedSli[];
   expectations: readonly { name: string; withinMs: number; bound?: string }[];
-  measurements: readonly Measurement[];
+  /** Every measurement, in order. */
+  measurements: M;
   events: readonly JournalEvent[];
   timings: Timings;
   /** The run's start, the time origin when nothing was injected or measured. */
   startedAt?: number;
 }
+
+/** A judge input whose measurements are any sequence. */
+export type StreamInput = JudgeInput<Iterable<Measurement>>;
 
 /** A reading on the run's clock: its time, offset from the time origin (ms) and value. */
 export interface ReadingPoint {
@@ -238,69 +244,115 @@ function blindValue(v: SliValue | undefined): boolean {
 }
 
 /**
- * Counts one SLI's readings in `ms` against the status the engine recorded. The engine records each
- * reading's status against the bound of its phase (the fault bound during the fault, the steady bound
- * before and after), so no bound is re-evaluated here.
+ * Counts one SLI's readings in one phase against the status the engine recorded, a measurement at a
+ * time. The engine records each reading's status against the bound of its phase (the fault bound during
+ * the fault, the steady bound before and after), so no bound is re-evaluated here.
  */
-function countPhase(
-  ms: readonly Measurement[],
-  name: string,
-  bound: string,
-  offsetOf: (at: number) => number,
-): PhaseCounts {
-  const c: PhaseCounts = { bound, measured: ms.length, within: 0, outside: 0, noData: 0, longestRun: 0 };
-  let run = 0;
-  let worstBad = -Infinity;
-  let extremeBad = -Infinity;
-  for (const m of ms) {
-    const v = m.slis[name];
+class PhaseCounter {
+  readonly c: PhaseCounts;
+  private run = 0;
+  private worstBad = -Infinity;
+  private extremeBad = -Infinity;
+
+  /** `boundOf`: the phase's bound, for readings that do not record their own. */
+  constructor(
+    private readonly boundOf: () => string,
+    private readonly offsetOf: (at: number) => number,
+  ) {
+    this.c = emptyCounts('');
+  }
+
+  add(m: Measurement, v: SliValue | undefined): void {
+    const c = this.c;
+    c.measured++;
     if (!blindValue(v) && v && v.value !== null && Number.isFinite(v.value)) {
-      const bad = badness(v.bound ?? bound, v.value);
-      if (bad > extremeBad) {
-        extremeBad = bad;
-        c.extreme = { at: m.at, offsetMs: offsetOf(m.at), value: v.value };
+      const bad = badness(v.bound ?? this.boundOf(), v.value);
+      if (bad > this.extremeBad) {
+        this.extremeBad = bad;
+        c.extreme = { at: m.at, offsetMs: this.offsetOf(m.at), value: v.value };
       }
     }
     if (blindValue(v)) {
       c.noData++;
       // A measurement without the SLI at all counts, but only a reading says why it had none.
       if (v)
-        c.firstNoData ??= { at: m.at, offsetMs: offsetOf(m.at), value: null, error: v.error ?? v.status };
-      continue;
+        c.firstNoData ??= {
+          at: m.at,
+          offsetMs: this.offsetOf(m.at),
+          value: null,
+          error: v.error ?? v.status,
+        };
+      return;
     }
     if (v?.status === 'breach') {
       c.outside++;
-      run++;
-      c.longestRun = Math.max(c.longestRun, run);
-      const point = { at: m.at, offsetMs: offsetOf(m.at), value: v.value };
+      this.run++;
+      c.longestRun = Math.max(c.longestRun, this.run);
+      const point = { at: m.at, offsetMs: this.offsetOf(m.at), value: v.value };
       c.first ??= point;
-      const bad = badness(v.bound ?? bound, v.value ?? 0);
-      if (bad > worstBad) {
-        worstBad = bad;
+      const bad = badness(v.bound ?? this.boundOf(), v.value ?? 0);
+      if (bad > this.worstBad) {
+        this.worstBad = bad;
         c.worst = point;
       }
     } else {
       c.within++;
-      run = 0;
+      this.run = 0;
     }
   }
-  if (c.first === undefined) delete c.first;
-  return c;
 }
 
-function byPhase(ms: readonly Measurement[], phase: Phase): Measurement[] {
-  return ms.filter((m) => m.phase === phase);
+/** Per SLI, the counters of each phase (the fault split into settling and judged readings). */
+interface SliCounters {
+  steady?: PhaseCounter;
+  settling?: PhaseCounter;
+  fault?: PhaseCounter;
+  recovery?: PhaseCounter;
+  /** The bound the first fault reading recorded, for SLIs whose header gives none. */
+  firstFaultBound?: string;
 }
 
-/** The per-SLI judgement over every phase. `injectedAt` undefined: nothing was injected. */
-function judgeSlis(input: JudgeInput, injectedAt: number | undefined, offsetOf: (at: number) => number) {
-  const steady = byPhase(input.measurements, 'steady');
-  const fault = byPhase(input.measurements, 'fault');
-  const recovery = byPhase(input.measurements, 'recovery');
-  return input.slis.map((s): SliJudgement => {
+function emptyCounts(bound: string): PhaseCounts {
+  return { bound, measured: 0, within: 0, outside: 0, noData: 0, longestRun: 0 };
+}
+
+/**
+ * The per-SLI judgement over every phase, in one pass over the measurements (a long run's columns are
+ * read once, not once per SLI). `injectedAt` undefined: nothing was injected.
+ */
+function judgeSlis(
+  input: StreamInput,
+  injectedAt: number | undefined,
+  offsetOf: (at: number) => number,
+): { slis: SliJudgement[]; faultCount: number } {
+  const counters = input.slis.map((): SliCounters => ({}));
+  let faultCount = 0;
+  const steadyBoundOf = input.slis.map((s) => () => s.steadyBound ?? s.bound ?? '');
+  const faultBoundOf = input.slis.map((s, i) => () => s.bound ?? counters[i]?.firstFaultBound ?? '');
+  for (const m of input.measurements) {
+    if (m.phase === 'fault') faultCount++;
+    for (let i = 0; i < input.slis.length; i++) {
+      const s = input.slis[i] as JudgedSli;
+      const k = counters[i] as SliCounters;
+      const v = m.slis[s.name];
+      if (m.phase === 'steady')
+        (k.steady ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
+      else if (m.phase === 'recovery')
+        (k.recovery ??= new PhaseCounter(steadyBoundOf[i] as () => string, offsetOf)).add(m, v);
+      else if (m.phase === 'fault') {
+        if (v && k.firstFaultBound === undefined) k.firstFaultBound = v.bound ?? '';
+        if (!s.during || injectedAt === undefined) continue;
+        if (m.at - injectedAt < (s.settleMs ?? 0))
+          (k.settling ??= new PhaseCounter(faultBoundOf[i] as () => string, offsetOf)).add(m, v);
+        else (k.fault ??= new PhaseCounter(faultBoundOf[i] as () => string, offsetOf)).add(m, v);
+      }
+    }
+  }
+  const slis = input.slis.map((s, i): SliJudgement => {
+    const k = counters[i] as SliCounters;
     const settleMs = s.settleMs ?? 0;
     const tolerance = s.tolerance ?? {};
-    const faultBound = s.bound ?? fault.find((m) => m.slis[s.name])?.slis[s.name]?.bound ?? '';
+    const faultBound = s.bound ?? k.firstFaultBound ?? '';
     const steadyBound = s.steadyBound ?? s.bound ?? '';
     const j: SliJudgement = {
       name: s.name,
@@ -311,13 +363,12 @@ function judgeSlis(input: JudgeInput, injectedAt: number | undefined, offsetOf: 
       tolerated: 0,
       held: null,
     };
-    if (steady.length > 0) j.steady = countPhase(steady, s.name, steadyBound, offsetOf);
-    if (recovery.length > 0) j.recovery = countPhase(recovery, s.name, steadyBound, offsetOf);
+    if (k.steady) j.steady = { ...k.steady.c, bound: steadyBound };
+    if (k.recovery) j.recovery = { ...k.recovery.c, bound: steadyBound };
     if (!s.during || injectedAt === undefined) return j;
-    const settling = fault.filter((m) => m.at - injectedAt < settleMs);
-    const judged = fault.filter((m) => m.at - injectedAt >= settleMs);
-    if (settling.length > 0) j.settling = countPhase(settling, s.name, faultBound, offsetOf);
-    const f = countPhase(judged, s.name, faultBound, offsetOf);
+    if (k.settling) j.settling = { ...k.settling.c, bound: faultBound };
+    const f: PhaseCounts = { ...(k.fault?.c ?? emptyCounts(faultBound)), bound: faultBound };
+    if (f.first === undefined) delete f.first;
     j.fault = f;
     j.allowed = allowedOutside(tolerance, f.measured);
     const tooMany = f.outside > j.allowed;
@@ -328,6 +379,7 @@ function judgeSlis(input: JudgeInput, injectedAt: number | undefined, offsetOf: 
     j.tolerated = j.held ? f.outside : 0;
     return j;
   });
+  return { slis, faultCount };
 }
 
 function point(at: number, offsetOf: (at: number) => number, value: number | null): ReadingPoint {
@@ -335,35 +387,54 @@ function point(at: number, offsetOf: (at: number) => number, value: number | nul
 }
 
 function judgeExpectations(
-  input: JudgeInput,
+  input: StreamInput,
   injectedAt: number,
   offsetOf: (at: number) => number,
 ): ExpectationJudgement[] {
-  const fault = byPhase(input.measurements, 'fault');
-  return input.expectations.map((e) => {
-    const read = fault.filter((m) => m.expect?.[e.name] !== undefined);
-    const bound = e.bound ?? read[0]?.expect?.[e.name]?.bound;
-    const seenM = fault.find((m) => m.expect?.[e.name]?.status === 'ok');
-    const base = { name: e.name, withinMs: e.withinMs, measured: read.length, ...(bound ? { bound } : {}) };
-    if (seenM) {
-      const seen = point(seenM.at, offsetOf, seenM.expect?.[e.name]?.value ?? null);
-      const status: ExpectationStatus = seenM.at - injectedAt > e.withinMs ? 'late' : 'met';
+  const acc = input.expectations.map(() => ({
+    measured: 0,
+    bound: undefined as string | undefined,
+    seen: undefined as { at: number; value: number | null } | undefined,
+    blindInWindow: false,
+    min: Infinity,
+    max: -Infinity,
+  }));
+  let faultCount = 0;
+  for (const m of input.measurements) {
+    if (m.phase !== 'fault') continue;
+    faultCount++;
+    for (let i = 0; i < input.expectations.length; i++) {
+      const e = input.expectations[i] as JudgeInput['expectations'][number];
+      const a = acc[i] as (typeof acc)[number];
+      const v = m.expect?.[e.name];
+      if (v !== undefined) {
+        a.measured++;
+        if (a.measured === 1) a.bound = v.bound;
+        if (typeof v.value === 'number' && Number.isFinite(v.value)) {
+          a.min = Math.min(a.min, v.value);
+          a.max = Math.max(a.max, v.value);
+        }
+        if (v.status === 'ok') a.seen ??= { at: m.at, value: v.value ?? null };
+      }
+      // Not seen while its readings were blind is not evidence that it did not happen.
+      if (m.at - injectedAt <= e.withinMs && (!v || v.status === 'no-data' || v.status === 'error'))
+        a.blindInWindow = true;
+    }
+  }
+  return input.expectations.map((e, i) => {
+    const a = acc[i] as (typeof acc)[number];
+    const bound = e.bound ?? a.bound;
+    const base = { name: e.name, withinMs: e.withinMs, measured: a.measured, ...(bound ? { bound } : {}) };
+    if (a.seen) {
+      const seen = point(a.seen.at, offsetOf, a.seen.value);
+      const status: ExpectationStatus = a.seen.at - injectedAt > e.withinMs ? 'late' : 'met';
       return { ...base, status, seen };
     }
-    // Not seen while its readings were blind is not evidence that it did not happen.
-    const blindInWindow = fault.some((m) => {
-      const v = m.expect?.[e.name];
-      return m.at - injectedAt <= e.withinMs && (!v || v.status === 'no-data' || v.status === 'error');
-    });
-    if (blindInWindow || fault.length === 0) return { ...base, status: 'blind' };
+    if (a.blindInWindow || faultCount === 0) return { ...base, status: 'blind' };
     // Nor is it when the gate itself stopped the fault before `within` was over.
     const cutShort = input.events.find((x) => x.type === 'abort' && x.at - injectedAt < e.withinMs);
     if (cutShort) return { ...base, status: 'cut-short', stoppedAt: point(cutShort.at, offsetOf, null) };
-    const values = read
-      .map((m) => m.expect?.[e.name]?.value)
-      .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    const range: [number, number] | undefined =
-      values.length > 0 ? [Math.min(...values), Math.max(...values)] : undefined;
+    const range: [number, number] | undefined = a.min <= a.max ? [a.min, a.max] : undefined;
     return { ...base, status: 'unmet', ...(range ? { range } : {}) };
   });
 }
@@ -386,7 +457,7 @@ function judgeActions(events: readonly JournalEvent[]): ActionJudgement[] {
   return [...out.values()];
 }
 
-function judgeLatency(input: JudgeInput, firstBreachAt: number | undefined): LatencyFigures {
+function judgeLatency(input: StreamInput, firstBreachAt: number | undefined): LatencyFigures {
   const t = input.timings;
   const out: LatencyFigures = {};
   const stopAt = t.stopRequestedAt;
@@ -548,7 +619,7 @@ function fromExpectations(
   return out;
 }
 
-function fromActions(input: JudgeInput, actions: readonly ActionJudgement[], ran: boolean): Candidate[] {
+function fromActions(input: StreamInput, actions: readonly ActionJudgement[], ran: boolean): Candidate[] {
   const out: Candidate[] = [];
   const stopped = input.events.some((e) => e.type === 'abort' || e.type === 'stop-requested');
   for (const a of actions) {
@@ -622,30 +693,39 @@ function neverRan(c: Candidate): Candidate {
 }
 
 /** Judges a run: the verdict with its reason and every number behind them. Pure. */
-export function judge(input: JudgeInput): Judgement {
+export function judge(input: StreamInput): Judgement {
+  // One pass for what the clock needs (the first measurement, the last steady-state one) and the first breach.
+  let firstAt: number | undefined;
+  let lastSteady: Measurement | undefined;
+  let firstBreachM: { m: Measurement; sli: string } | undefined;
+  for (const m of input.measurements) {
+    firstAt ??= m.at;
+    if (m.phase === 'steady') lastSteady = m;
+    if (m.phase === 'fault' && !firstBreachM) {
+      const hit = input.slis.find((s) => s.during && m.slis[s.name]?.status === 'breach');
+      if (hit) firstBreachM = { m, sli: hit.name };
+    }
+  }
   const origin = timeOrigin({
     timings: input.timings,
-    measurements: input.measurements as Measurement[],
-    startedAt: input.startedAt ?? input.measurements[0]?.at ?? input.events[0]?.at ?? 0,
+    measurements: lastSteady ? [lastSteady] : [],
+    startedAt: input.startedAt ?? firstAt ?? input.events[0]?.at ?? 0,
   });
   const offsetOf = (at: number): number => at - origin.at;
   const injectedAt = input.timings.injectedAt;
-  const slis = judgeSlis(input, injectedAt, offsetOf);
+  const { slis, faultCount } = judgeSlis(input, injectedAt, offsetOf);
   const actions = judgeActions(input.events);
   const reportedInjected = input.events.some(
     (e) => e.type === 'experiment-state' && e.data?.injected === true,
   );
   // Per-action states decide when FIS gave them; older journals carry only the engine's `injected`.
   const ran = actions.length > 0 ? actions.some((a) => a.ran) : reportedInjected;
-  const fault = byPhase(input.measurements, 'fault');
-  let firstBreach: Judgement['firstBreach'];
-  for (const m of fault) {
-    const hit = input.slis.find((s) => s.during && m.slis[s.name]?.status === 'breach');
-    if (hit) {
-      firstBreach = { sli: hit.name, ...point(m.at, offsetOf, m.slis[hit.name]?.value ?? null) };
-      break;
-    }
-  }
+  const firstBreach: Judgement['firstBreach'] = firstBreachM
+    ? {
+        sli: firstBreachM.sli,
+        ...point(firstBreachM.m.at, offsetOf, firstBreachM.m.slis[firstBreachM.sli]?.value ?? null),
+      }
+    : undefined;
   const recoveryEvent = input.events.find((e) => e.type === 'recovery');
   const t = input.timings;
   const recovery: Judgement['recovery'] = {
@@ -675,22 +755,22 @@ export function judge(input: JudgeInput): Judgement {
       : { ...base, verdict: 'failed', reason: 'the run ended before injection without a decision' };
   }
   if (!ran) candidates = candidates.map(neverRan);
-  candidates.push(...fromSlis(slis, fault.length, injectedAt));
-  candidates.push(...fromExpectations(expectations, fault.length, injectedAt));
+  candidates.push(...fromSlis(slis, faultCount, injectedAt));
+  candidates.push(...fromExpectations(expectations, faultCount, injectedAt));
   candidates.push(...fromActions(input, actions, ran));
   if (!recoveryEvent)
     candidates.push({ verdict: 'inconclusive', reason: 'recovery was not measured', at: injectedAt });
   const worst = pick(candidates);
   if (worst) return { ...base, verdict: worst.verdict, reason: worst.reason };
-  return { ...base, verdict: 'held', reason: heldReason(base, fault.length, t) };
+  return { ...base, verdict: 'held', reason: heldReason(base, faultCount, t) };
 }
 
 /** What a journal holds for `judge`: its header's hypothesis and everything it recorded. */
-export function judgeInputOf(journal: Journal): JudgeInput {
+export function judgeInputOf(journal: Journal): StreamInput {
   return {
     slis: journal.slis,
     expectations: journal.expectations ?? [],
-    measurements: journal.measurements,
+    measurements: allMeasurements(journal),
     events: journal.events,
     timings: journal.timings,
     startedAt: journal.startedAt,
@@ -707,7 +787,7 @@ const computed = new WeakMap<Journal, { at: number; judgement: Judgement }>();
  */
 export function judgementOf(journal: Journal): Judgement {
   if (journal.judgement) return journal.judgement;
-  const size = journal.measurements.length * 100_003 + journal.events.length;
+  const size = allMeasurements(journal).length * 100_003 + journal.events.length;
   const hit = computed.get(journal);
   if (hit && hit.at === size) return hit.judgement;
   const judgement = judge(judgeInputOf(journal));

@@ -3,6 +3,7 @@
  * Renderers are pure functions of it.
  */
 import type { Judgement, Tolerance } from './judgement.js';
+import type { MeasurementSummary } from './columns.js';
 export const VERDICTS = [
   'held',
   'deviated',
@@ -162,7 +163,14 @@ export interface Journal extends JournalHeader {
   experimentId?: string;
   templateId?: string;
   resolvedTargets?: { target: string; arn: string; tags?: Record<string, string> }[];
+  /**
+   * The measurements: every one of a short run; of a long one (more than `MAX_KEPT_MEASUREMENTS`), a
+   * thinned sample, with `summary` accounting for all of them (src/journal/columns.ts). Count over the
+   * whole run through `allMeasurements`, never through this array.
+   */
   measurements: Measurement[];
+  /** The bounded account of every measurement (counts, per-series buckets with min/max): docs/journal.md. */
+  summary?: MeasurementSummary;
   events: JournalEvent[];
   timings: Timings;
   budget?: BudgetFigures;

@@ -165,7 +165,7 @@ function badRatio(m: Measurement, o: DamageOptions): { ratio: number; requests: 
  * Each window is floored at 0 on its own, so a better-than-usual window does not pay for a worse one.
  * Without a usable steady-state window the baseline is 0 and every bad event counts (never undercharge).
  */
-export function measuredDamage(measurements: readonly Measurement[], options: DamageOptions): Damage {
+export function measuredDamage(measurements: Iterable<Measurement>, options: DamageOptions): Damage {
   let steadyBad = 0;
   let steadyRequests = 0;
   for (const m of measurements) {

@@ -389,9 +389,16 @@ function renderText(journal: Journal): string {
   }
   if (journal.measurements.length) {
     const names = journal.slis.map((s) => s.name);
+    const s = journal.summary;
     parts.push(
       '### Measurements',
       ...(journal.events.length ? [] : [clock]),
+      // A long run's journal keeps a sample; the judgement above counted every measurement.
+      ...(s && s.kept < s.measurements
+        ? [
+            `${s.kept} of ${s.measurements} measurements: the journal's sample (the first and last of each phase, the rest evenly thinned). The counts above are over all of them.`,
+          ]
+        : []),
       [
         `| time | phase | requests | ${names.map(cell).join(' | ')} |`,
         `|---|---|---|${names.map(() => '---|').join('')}`,

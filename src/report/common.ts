@@ -3,7 +3,7 @@
  * statistics over the fault window, breach episodes and the FIS console link. Pure functions of the
  * journal.
  */
-import type { Journal, Measurement, Verdict } from '../journal/types.js';
+import type { Journal, Measurement, SliStatus, SliValue, Verdict } from '../journal/types.js';
 import {
   formatDuration,
   formatOffset,
@@ -13,6 +13,7 @@ import {
   timeOrigin,
 } from '../journal/format.js';
 import { mdCell, mdCode } from '../security/markdown-text.js';
+import { allMeasurements } from '../journal/columns.js';
 import {
   judgementOf,
   LATENCY_LABELS,
@@ -115,11 +116,13 @@ export function clockNote(journal: Journal): string {
 
 /** `-17.0 s to -13.0 s (5 measurements)`: when the steady state was measured, on the journal's clock. */
 export function steadySpan(journal: Journal): string | undefined {
+  // A long run's sample keeps the first and last of each phase; the summary counts them all.
   const steady = journal.measurements.filter((m) => m.phase === 'steady');
   const first = steady[0];
   const last = steady[steady.length - 1];
   if (!first || !last) return undefined;
-  const count = `${steady.length} measurement${steady.length === 1 ? '' : 's'}`;
+  const n = journal.summary?.phases.steady ?? steady.length;
+  const count = `${n} measurement${n === 1 ? '' : 's'}`;
   return first === last
     ? `${when(journal, first.at)} (${count})`
     : `${when(journal, first.at)} to ${when(journal, last.at)} (${count})`;
@@ -276,26 +279,30 @@ export function breachEpisodes(journal: Journal): BreachEpisode[] {
   const judgement = judgementOf(journal);
   const origin = judgement.origin.at;
   const injected = journal.timings.injectedAt !== undefined;
-  for (const s of judgement.slis) {
-    const f = s.fault;
-    if (!f || !injected) continue;
-    const worse = (a: number, b: number): number =>
-      f.bound.startsWith('>=') ? Math.min(a, b) : Math.max(a, b);
-    let open: BreachEpisode | undefined;
-    for (const m of journal.measurements) {
-      if (m.phase !== 'fault' || m.at - (journal.timings.injectedAt ?? origin) < s.settleMs) continue;
+  if (!injected) return out;
+  const judged = judgement.slis.flatMap((s) => (s.fault ? [{ s, bound: s.fault.bound }] : []));
+  const open = new Map<string, BreachEpisode>();
+  // One pass over every measurement (a long run's are read from its columns once, not once per SLI).
+  for (const m of allMeasurements(journal)) {
+    if (m.phase !== 'fault') continue;
+    for (const { s, bound } of judged) {
+      if (m.at - (journal.timings.injectedAt ?? origin) < s.settleMs) continue;
       const v = m.slis[s.name];
+      const episode = open.get(s.name);
       if (v?.status === 'breach' && v.value !== null) {
-        if (open) {
-          open.to = m.at;
-          open.count++;
-          open.worst = worse(open.worst, v.value);
+        if (episode) {
+          episode.to = m.at;
+          episode.count++;
+          episode.worst = bound.startsWith('>=')
+            ? Math.min(episode.worst, v.value)
+            : Math.max(episode.worst, v.value);
         } else {
-          open = { sli: s.name, bound: f.bound, from: m.at, to: m.at, count: 1, worst: v.value };
-          out.push(open);
+          const next = { sli: s.name, bound, from: m.at, to: m.at, count: 1, worst: v.value };
+          open.set(s.name, next);
+          out.push(next);
         }
       } else if (v && v.status !== 'no-data' && v.status !== 'error') {
-        open = undefined;
+        open.delete(s.name);
       }
     }
   }
@@ -386,4 +393,66 @@ export function keyValueMarkdown(
     '|---|---|',
     ...rows.map(([k, v]) => `| ${markdownCell(k)} | ${markdownCell(v)} |`),
   ].join('\n');
+}
+
+/** A reading drawn on a chart: the measurement it belongs to (or a bucket's stand-in) and the reading. */
+export interface ChartReading {
+  m: Measurement;
+  v: SliValue;
+}
+
+/**
+ * The readings of `name` a chart draws for a long run whose journal keeps only a sample: from the
+ * summary's buckets (src/journal/columns.ts), a reading for the bucket's minimum and one for its maximum,
+ * so every extreme of the run is on the chart. The lower one comes first and sits at the bucket's start,
+ * the higher at its middle; a bucket that outside readings fell into marks the one on the bound's wrong
+ * side a breach. A bucket with no value at all is one no-data reading. Undefined when the journal holds
+ * every measurement (draw those).
+ */
+export function summaryReadings(journal: Journal, name: string): ChartReading[] | undefined {
+  const summary = journal.summary;
+  if (!summary || summary.kept >= summary.measurements) return undefined;
+  const series = summary.series.find((s) => s.kind === 'sli' && s.name === name);
+  if (!series) return [];
+  const header = journal.slis.find((s) => s.name === name);
+  const t = journal.timings;
+  const boundAt = (at: number): string | undefined => {
+    const faultOn =
+      t.injectedAt !== undefined && at >= t.injectedAt && (t.stoppedAt === undefined || at <= t.stoppedAt);
+    return faultOn ? header?.bound : header?.steadyBound;
+  };
+  const out: ChartReading[] = [];
+  const phaseAt = (at: number): Measurement['phase'] =>
+    t.injectedAt === undefined || at < t.injectedAt
+      ? 'steady'
+      : t.stoppedAt === undefined || at <= t.stoppedAt
+        ? 'fault'
+        : 'recovery';
+  const reading = (at: number, value: number | null, status: SliStatus): ChartReading => {
+    const bound = boundAt(at);
+    return {
+      m: { at, phase: phaseAt(at), requests: null, slis: {} },
+      v: { value, status, query: '', ...(bound !== undefined ? { bound } : {}) },
+    };
+  };
+  for (const [from, , min, max, outside] of series.buckets) {
+    if (min === null || max === null) {
+      out.push(reading(from, null, 'no-data'));
+      continue;
+    }
+    const bound = boundAt(from) ?? '';
+    // The side a breach lies on: the minimum for `>=`, the maximum for `<=`, either for a range.
+    const lowBad = outside > 0 && !bound.startsWith('<=');
+    const highBad = outside > 0 && !bound.startsWith('>=');
+    out.push(reading(from, min, lowBad ? 'breach' : 'ok'));
+    if (max !== min) out.push(reading(from + summary.bucketMs / 2, max, highBad ? 'breach' : 'ok'));
+  }
+  return out;
+}
+
+/** `every measurement` or `min and max per 1 min 48 s (500 of 43 206 measurements kept)`: the chart's resolution. */
+export function resolutionText(journal: Journal): string | undefined {
+  const s = journal.summary;
+  if (!s || s.kept >= s.measurements) return undefined;
+  return `the minimum and maximum of every ${formatSeconds(s.bucketMs)} (${s.kept} of ${s.measurements} measurements kept in the journal's sample)`;
 }

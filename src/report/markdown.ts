@@ -12,7 +12,15 @@ import {
   timeOrigin,
   type TimeOrigin,
 } from '../journal/format.js';
-import { clockNote, expectationRows, fisConsoleUrl, isSettling, latencyRows } from './common.js';
+import {
+  clockNote,
+  expectationRows,
+  fisConsoleUrl,
+  isSettling,
+  latencyRows,
+  resolutionText,
+  summaryReadings,
+} from './common.js';
 import { mdCell, mdChartLabel, mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
 import { sliTable } from './check-run.js';
 import { judgementOf } from '../journal/judgement.js';
@@ -371,13 +379,16 @@ export function renderSummary(j: Journal): string {
   if (measured.length > 0) {
     out.push('### SLIs over time', '', clockNote(j), '');
     for (const sli of j.slis) {
-      const points = measured.flatMap((m) =>
-        m.slis[sli.name] ? [{ m, v: m.slis[sli.name] as SliValue }] : [],
-      );
+      // A long run's journal keeps a sample: its chart is drawn from the summary's min/max buckets.
+      const summarized = summaryReadings(j, sli.name);
+      const points =
+        summarized ??
+        measured.flatMap((m) => (m.slis[sli.name] ? [{ m, v: m.slis[sli.name] as SliValue }] : []));
       if (points.length === 0) continue;
       const shown = downsample(points, MAX_CHART_POINTS);
-      const note =
-        shown.length < points.length
+      const note = summarized
+        ? ` (drawn from ${resolutionText(j) ?? 'the summary'}; the table shows ${shown.length} of those readings, the worst of each interval)`
+        : shown.length < points.length
           ? ` (${shown.length} of ${points.length} measurements shown, worst of each interval)`
           : '';
       out.push(

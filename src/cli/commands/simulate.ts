@@ -49,7 +49,8 @@ Options:
   --scenario <file>    the simulated world (YAML; see fixtures/scenarios/)
   --policy <file>      policy file whose ceilings the plan may only narrow
   --history <path>     past runs' journals the policy's requires entries are checked against (repeatable)
-  --journal <path>     write the journal here (NDJSON while running, final JSON at the end)
+  --journal <path>     write the journal here (NDJSON while running; one JSON document at the end
+                       of a short run, a final NDJSON record after a long one: docs/journal.md)
   --abort-file <path>  a file whose existence aborts the run (the scenario's abortFileAt creates it)
   --json               print {verdict, reason, exitCode, experimentId, journal} as JSON
   -h, --help           show this help

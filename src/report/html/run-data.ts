@@ -2,7 +2,7 @@
 import { secondsFrom, timeOrigin } from '../../journal/format.js';
 import type { Journal } from '../../journal/types.js';
 import { judgementOf } from '../../journal/judgement.js';
-import { latencyRows, sliRows } from '../common.js';
+import { latencyRows, resolutionText, sliRows, summaryReadings } from '../common.js';
 import type { ReplayData, ReplayPanel, ReplayPoint, ReplayReadout } from './types.js';
 
 /** The numbers in a bound string as written by the engine: `<= 0.18`, `>= 0.998`, `in [40, 60]`. */
@@ -49,10 +49,14 @@ export function journalReplayData(journal: Journal): ReplayData {
   names.forEach((name) => {
     const header = journal.slis.find((s) => s.name === name);
     const points: ReplayPoint[] = [];
-    for (const m of journal.measurements) {
-      const v = m.slis[name];
-      if (v) points.push([sec(m.at), v.value, v.status]);
-    }
+    // A long run's journal keeps a sample: its panels are drawn from the summary's min/max buckets.
+    const summarized = summaryReadings(journal, name);
+    if (summarized) for (const r of summarized) points.push([sec(r.m.at), r.v.value, r.v.status]);
+    else
+      for (const m of journal.measurements) {
+        const v = m.slis[name];
+        if (v) points.push([sec(m.at), v.value, v.status]);
+      }
     const bounds: ReplayPanel['bounds'] = [];
     const hypothesis = boundValues(header?.bound);
     for (const value of hypothesis?.values ?? [])
@@ -81,7 +85,17 @@ export function journalReplayData(journal: Journal): ReplayData {
     });
     readouts.push({ id: slug(name), label: name, unit: '', decimals, points });
   });
-  if (journal.measurements.some((m) => m.requests !== null)) {
+  const requests = journal.summary?.series.find((s) => s.kind === 'requests');
+  if (summaryReadings(journal, '') !== undefined && requests) {
+    // The request counts of a long run: each bucket's lowest count (a dip in traffic is what matters).
+    readouts.push({
+      id: 'requests',
+      label: 'requests in the window (lowest per bucket)',
+      unit: '',
+      decimals: 0,
+      points: requests.buckets.map((b) => [sec(b[0]), b[2]]),
+    });
+  } else if (journal.measurements.some((m) => m.requests !== null)) {
     readouts.push({
       id: 'requests',
       label: 'requests in the window',
@@ -127,8 +141,15 @@ export function journalReplayData(journal: Journal): ReplayData {
     { id: 'stop-requested', label: 'stop requested', value: rel(t.stopRequestedAt), ok: null },
     { id: 'stopped', label: 'stopped', value: rel(t.stoppedAt), ok: null },
     { id: 'recovered', label: 'recovered', value: rel(t.recoveredAt), ok: null },
-    { id: 'measurements', label: 'measurements', value: String(journal.measurements.length), ok: null },
+    {
+      id: 'measurements',
+      label: 'measurements',
+      value: String(journal.summary?.measurements ?? journal.measurements.length),
+      ok: null,
+    },
   ];
+  const resolution = resolutionText(journal);
+  if (resolution) metrics.push({ id: 'resolution', label: 'charts show', value: resolution, ok: null });
   // The judgement's own cells (src/report/common.ts `sliRows`), never a recount of the points above.
   for (const r of sliRows(journal)) {
     const id = slug(r.name);
