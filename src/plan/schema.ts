@@ -249,6 +249,48 @@ export const AbortRule = z
     }),
   );
 
+/** A matcher as Alertmanager's API v2 `filter` takes it (kept in step with metrics/alertmanager.ts). */
+const ALERT_MATCHER = /^\s*[A-Za-z_][A-Za-z0-9_]*\s*(=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*$/;
+
+/** Alerts the team already runs: a matching one that starts firing during the fault aborts the run. */
+export const AbortAlerts = z.strictObject({
+  matchers: describe(
+    z
+      .array(
+        z.string().check(
+          z.regex(ALERT_MATCHER, {
+            message: 'an Alertmanager matcher: label="value", label!="value", label=~"regex" or label!~"regex"',
+          }),
+        ),
+      )
+      .check(z.minLength(1, { message: 'at least one matcher, e.g. severity="critical"' })),
+    'Alertmanager matchers an alert must meet, all of them (e.g. severity="critical", service="checkout"). A matching alert that was not firing at injection aborts the run; an Alertmanager that cannot be read counts toward blindness.',
+  ),
+});
+
+/** The most alarms one DescribeAlarms call names (its AlarmNames member limit). */
+export const DESCRIBE_ALARMS_MAX_NAMES = 100;
+
+/** Existing CloudWatch alarms (metric or composite): one that goes to ALARM during the fault aborts the run. */
+export const AbortAlarms = z.strictObject({
+  names: describe(
+    z
+      .array(
+        z
+          .string()
+          .check(z.minLength(1))
+          .check(z.maxLength(255, { message: 'an alarm name of at most 255 characters' })),
+      )
+      .check(z.minLength(1, { message: 'at least one alarm name' }))
+      .check(z.maxLength(DESCRIBE_ALARMS_MAX_NAMES, { message: 'at most 100 alarm names' })),
+    'Names of existing CloudWatch metric or composite alarms. Any of them in ALARM before the start means not-run; one that goes to ALARM during the fault aborts the run.',
+  ),
+  stopConditions: describe(
+    z._default(z.boolean(), false),
+    'true: also attach these alarms to the FIS template as stop conditions, so FIS stops the fault itself (FIS allows five stop conditions, the lease and kill-switch alarms included).',
+  ),
+});
+
 const TagMap = z.record(z.string(), z.string());
 
 export const BlastRadius = z.strictObject({
@@ -443,6 +485,11 @@ const PlanFields = z.strictObject({
     blindAfter: describe(
       z._default(z.number().check(z.int()).check(z.gt(0)), 3),
       'Failed measurements in a row that stop the run as inconclusive.',
+    ),
+    alerts: describe(z.optional(AbortAlerts), 'Abort when Alertmanager reports a matching alert firing.'),
+    alarms: describe(
+      z.optional(AbortAlarms),
+      'Abort when one of these existing CloudWatch alarms goes to ALARM.',
     ),
   }),
   blastRadius: z.prefault(BlastRadius, {}),

@@ -6,6 +6,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
 import type { Plan } from '../plan/schema.js';
+import { alertsGate, alertsMidRunCheck, type AlertProbe } from './alerts.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
 import { catalogGate, type CatalogInput } from './catalog.js';
@@ -27,6 +28,8 @@ export interface PreflightOptions {
   written?: ((field: string) => boolean) | undefined;
   incidents?: IncidentProbe | undefined;
   killSwitch?: KillSwitchProbe | undefined;
+  /** Reads Alertmanager for `abort.alerts`. */
+  alerts?: AlertProbe | undefined;
   budget?: { counts: CountReader; ledger: LedgerReader } | undefined;
   concurrency?:
     | {
@@ -93,6 +96,11 @@ export function buildGates(options: PreflightOptions): Preflight {
     gates.push(killSwitchGate(options.killSwitch));
     midRun.push(killSwitchMidRunCheck(options.killSwitch));
   }
+  const alerts = plan.abort.alerts;
+  if (alerts && options.alerts) {
+    gates.push(alertsGate(options.alerts, alerts.matchers));
+    midRun.push(alertsMidRunCheck(options.alerts, alerts.matchers));
+  } else if (alerts) gates.push(missing('alerts', 'abort.alerts', 'Alertmanager'));
   if (options.budget) gates.push(budgetGate(options.budget));
   else if (plan.budget)
     gates.push(missing('budget', 'budget', 'budget reader (metric source and chaos ledger)'));
@@ -121,6 +129,7 @@ export type { Catalog, CatalogInput } from './catalog.js';
 export { conflicts } from './concurrency.js';
 export type { ExperimentLister, RunningExperiment } from './concurrency.js';
 export type { IncidentProbe } from './incidents.js';
+export type { AlertProbe, ProbedAlert } from './alerts.js';
 export type { KillSwitchProbe } from './kill-switch.js';
 export { parsePolicy, policyFromDocument, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
