@@ -27,7 +27,12 @@ import { BudgetReservations, type ReserveInput, type RunIdentity } from '../inje
 import { SsmRunClaim } from '../injector/aws/ssm-run.js';
 import { conflicts } from '../preflight/concurrency.js';
 import { actionChainMs } from '../plan/refusals-timing.js';
-import { alarmIncidentProbe, experimentLister, ledgerReader } from '../injector/fis/probes.js';
+import {
+  alarmIncidentProbe,
+  alarmWatchProbe,
+  experimentLister,
+  ledgerReader,
+} from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
@@ -239,6 +244,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: early.killSwitch,
     alerts,
+    alarms: plan.abort.alarms ? alarmWatchProbe(clients.cloudwatch) : undefined,
     budget: plan.budget
       ? {
           counts: countReaderFromSources(sources),

@@ -64,7 +64,10 @@ export function alertsGate(probe: AlertProbe, matchers: readonly string[]): Gate
         };
       }
       if (alerts.length === 0)
-        return { pass: true, note: `Alertmanager ${probe.where}: no alert matching ${matcherText(matchers)}` };
+        return {
+          pass: true,
+          note: `Alertmanager ${probe.where}: no alert matching ${matcherText(matchers)}`,
+        };
       return {
         pass: true,
         note: `Alertmanager ${probe.where}: ${alerts.length} alert(s) matching ${matcherText(matchers)} already firing, which do not abort the run: ${listed(alerts)}`,

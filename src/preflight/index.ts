@@ -6,6 +6,7 @@
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
 import type { Plan } from '../plan/schema.js';
+import { alarmsGate, alarmsMidRunCheck, type AlarmWatchProbe } from './alarms.js';
 import { alertsGate, alertsMidRunCheck, type AlertProbe } from './alerts.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
@@ -30,6 +31,8 @@ export interface PreflightOptions {
   killSwitch?: KillSwitchProbe | undefined;
   /** Reads Alertmanager for `abort.alerts`. */
   alerts?: AlertProbe | undefined;
+  /** Reads CloudWatch alarm states for `abort.alarms`. */
+  alarms?: AlarmWatchProbe | undefined;
   budget?: { counts: CountReader; ledger: LedgerReader } | undefined;
   concurrency?:
     | {
@@ -101,6 +104,11 @@ export function buildGates(options: PreflightOptions): Preflight {
     gates.push(alertsGate(options.alerts, alerts.matchers));
     midRun.push(alertsMidRunCheck(options.alerts, alerts.matchers));
   } else if (alerts) gates.push(missing('alerts', 'abort.alerts', 'Alertmanager'));
+  const alarms = plan.abort.alarms;
+  if (alarms && options.alarms) {
+    gates.push(alarmsGate(options.alarms, alarms.names));
+    midRun.push(alarmsMidRunCheck(options.alarms, alarms.names));
+  } else if (alarms) gates.push(missing('alarms', 'abort.alarms', 'CloudWatch alarm reader'));
   if (options.budget) gates.push(budgetGate(options.budget));
   else if (plan.budget)
     gates.push(missing('budget', 'budget', 'budget reader (metric source and chaos ledger)'));
@@ -130,6 +138,7 @@ export { conflicts } from './concurrency.js';
 export type { ExperimentLister, RunningExperiment } from './concurrency.js';
 export type { IncidentProbe } from './incidents.js';
 export type { AlertProbe, ProbedAlert } from './alerts.js';
+export type { AlarmWatchProbe } from './alarms.js';
 export type { KillSwitchProbe } from './kill-switch.js';
 export { parsePolicy, policyFromDocument, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
