@@ -11,7 +11,7 @@ import { runGate, type RunResult } from '../engine/run.js';
 import { runGates, staticStageRefusals } from './gates.js';
 import { checkSetup, SettingError } from './setup.js';
 import { AlertmanagerClient } from '../metrics/alertmanager.js';
-import type { AlertProbe } from '../preflight/index.js';
+import type { AlertProbe, BudgetStore } from '../preflight/index.js';
 import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
@@ -38,6 +38,7 @@ import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.j
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
 import {
   createMetricSources,
+  prometheusBudgetStore,
   prometheusIncidentCheck,
   prometheusOptionsFrom,
   PrometheusSource,
@@ -116,6 +117,12 @@ export interface Assembled {
   clients: AwsClients;
   sources: MetricSources;
   cloudwatch: CloudWatchSourceImpl;
+}
+
+/** The SLO store `budget.from` reads: the run's Prometheus, when one is configured. */
+export function budgetStoreOf(sources: MetricSources): BudgetStore | undefined {
+  const prometheus = sources.prometheus;
+  return prometheus instanceof PrometheusSource ? prometheusBudgetStore(prometheus) : undefined;
 }
 
 /** The environment variable that names Alertmanager when no flag or input does. */
@@ -248,6 +255,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     budget: plan.budget
       ? {
           counts: countReaderFromSources(sources),
+          store: budgetStoreOf(sources),
           // Spent = the ledger plus what concurrent runs have reserved and not yet settled.
           ledger: {
             spent: async (service, windowMs, now) =>

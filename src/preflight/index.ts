@@ -10,6 +10,7 @@ import { alarmsGate, alarmsMidRunCheck, type AlarmWatchProbe } from './alarms.js
 import { alertsGate, alertsMidRunCheck, type AlertProbe } from './alerts.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
+import type { BudgetStore } from './budget-store.js';
 import { catalogGate, type CatalogInput } from './catalog.js';
 import { concurrencyGate, type ExperimentLister } from './concurrency.js';
 import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './incidents.js';
@@ -33,7 +34,7 @@ export interface PreflightOptions {
   alerts?: AlertProbe | undefined;
   /** Reads CloudWatch alarm states for `abort.alarms`. */
   alarms?: AlarmWatchProbe | undefined;
-  budget?: { counts: CountReader; ledger: LedgerReader } | undefined;
+  budget?: { counts: CountReader; ledger: LedgerReader; store?: BudgetStore | undefined } | undefined;
   concurrency?:
     | {
         lister: ExperimentLister;
@@ -139,6 +140,8 @@ export type { ExperimentLister, RunningExperiment } from './concurrency.js';
 export type { IncidentProbe } from './incidents.js';
 export type { AlertProbe, ProbedAlert } from './alerts.js';
 export type { AlarmWatchProbe } from './alarms.js';
+export type { BudgetStore, StoreBudget } from './budget-store.js';
+export { readStoreBudget } from './budget-store.js';
 export type { KillSwitchProbe } from './kill-switch.js';
 export { parsePolicy, policyFromDocument, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';
