@@ -16,7 +16,7 @@
  * named in the plan's header and returned, never dropped silently.
  */
 import { isScalar, parseDocument, type Node as YamlNode } from 'yaml';
-import { parseYamlDocument, type DocumentOptions, type ParsedDocument } from '../files/document.js';
+import type { DocumentOptions, ParsedDocument } from '../files/document.js';
 import type { DocumentIssue } from '../files/issue.js';
 import { formatDuration } from './duration.js';
 import { ImportError } from './import.js';
