@@ -201,71 +201,96 @@ export function importSloth(
     owner,
     unsupported,
     apply(planText) {
-      // The plan text is the one planFromTemplate just wrote: its comments are kept.
-      const doc2 = parseDocument(planText);
-      doc2.set('service', service);
-      if (owner !== undefined && isPlaceholderNode(doc2.get('owner', true))) doc2.set('owner', owner);
-      doc2.set('hypothesis', doc2.createNode(hypothesis));
-      doc2.set('abort', doc2.createNode(abort));
-      doc2.set('budget', doc2.createNode(budget));
-      const comment = (path: (string | number)[], text: string, before = false): void => {
-        const node = doc2.getIn(path, true) as YamlNode | undefined;
-        if (!node) return;
-        if (before) node.commentBefore = ` ${text}`;
-        else node.comment = ` ${text}`;
-      };
-      comment(['service'], `sloth_service of ${file}`);
-      comment(
-        ['hypothesis'],
-        `From Sloth SLO ${service}/${name} (${source}): its SLI, read over each tick's window.`,
-        true,
-      );
-      comment(
-        ['hypothesis', 'interval'],
-        `the window every SLI is read over ($window); it must hold two scrapes of the service's Prometheus (--interval)`,
-      );
-      comment(
-        ['hypothesis', 'requests', 'prometheus'],
-        `total_query (a rate) × the ${num(intervalS)} s window: requests per tick`,
-      );
-      comment(
-        ['hypothesis', 'slis', 0, 'prometheus'],
-        `error_query / total_query of ${at}, {{.window}} → $window`,
-      );
-      comment(
-        ['hypothesis', 'slis', 0, 'max'],
-        `1 − objective ${objectivePct} % (${at}.objective): the error rate that spends the budget exactly over the period`,
-      );
-      comment(['hypothesis', 'slis', 0, 'steady', 'max'], `the same bound before the fault`);
-      comment(['hypothesis', 'steadyState', 'duration'], `4 intervals`);
-      comment(['hypothesis', 'recovery', 'within'], `6 intervals`);
-      comment(
-        ['abort', 'rules', 0, 'above'],
-        `${SLOTH_PAGE_BURN_RATE} × ${budgetRate}: the burn rate of Sloth's page alert (2 % of a 30-day budget in 1 h)${abortAt === 1 ? ', capped at 1' : ''}`,
-      );
-      comment(['abort', 'rules', 0, 'for'], `2 intervals`);
-      comment(['budget', 'from'], `Sloth's series for sloth_service ${service}, sloth_slo ${name}`, true);
-      comment(
-        ['budget', 'total', 'prometheus'],
-        `total_query (a rate) × ${periodS} s: events over Sloth's default ${SLOTH_DEFAULT_PERIOD_DAYS}-day period`,
-      );
-      comment(['budget', 'damage'], `the imported SLI is an error ratio`, true);
-      // The template import's "fill in every placeholder" line, once there is none left to fill.
-      const left = placeholderFields(doc2.toJS()).length;
-      const kept = (doc2.commentBefore ?? '')
-        .split('\n')
-        .filter((l) => left > 0 || !l.includes('placeholder is replaced'));
-      const header = [
-        ...kept,
-        ` hypothesis, abort and budget from Sloth SLO ${service}/${name} (${file}).`,
-        unsupported.length > 0
-          ? ` Not imported from the spec: ${unsupported.join('; ')}.`
-          : ' Every field of the SLO was used.',
-      ];
-      doc2.commentBefore = header.filter((l) => l !== '').join('\n');
-      return doc2.toString({ lineWidth: 0 });
+      return applySections(planText, {
+        service,
+        owner,
+        sections: { hypothesis, abort, budget },
+        comments: [
+          [['service'], `sloth_service of ${file}`],
+          [
+            ['hypothesis'],
+            `From Sloth SLO ${service}/${name} (${source}): its SLI, read over each tick's window.`,
+            true,
+          ],
+          [['hypothesis', 'interval'], INTERVAL_COMMENT],
+          [
+            ['hypothesis', 'requests', 'prometheus'],
+            `total_query (a rate) × the ${num(intervalS)} s window: requests per tick`,
+          ],
+          [
+            ['hypothesis', 'slis', 0, 'prometheus'],
+            `error_query / total_query of ${at}, {{.window}} → $window`,
+          ],
+          [
+            ['hypothesis', 'slis', 0, 'max'],
+            `1 − objective ${objectivePct} % (${at}.objective): the error rate that spends the budget exactly over the period`,
+          ],
+          [['hypothesis', 'slis', 0, 'steady', 'max'], 'the same bound before the fault'],
+          [['hypothesis', 'steadyState', 'duration'], '4 intervals'],
+          [['hypothesis', 'recovery', 'within'], '6 intervals'],
+          [
+            ['abort', 'rules', 0, 'above'],
+            `${SLOTH_PAGE_BURN_RATE} × ${budgetRate}: the burn rate of Sloth's page alert (2 % of a 30-day budget in 1 h)${abortAt === 1 ? ', capped at 1' : ''}`,
+          ],
+          [['abort', 'rules', 0, 'for'], '2 intervals'],
+          [['budget', 'from'], `Sloth's series for sloth_service ${service}, sloth_slo ${name}`, true],
+          [
+            ['budget', 'total', 'prometheus'],
+            `total_query (a rate) × ${periodS} s: events over Sloth's default ${SLOTH_DEFAULT_PERIOD_DAYS}-day period`,
+          ],
+          [['budget', 'damage'], 'the imported SLI is an error ratio', true],
+        ],
+        header: ` hypothesis, abort and budget from Sloth SLO ${service}/${name} (${file}).`,
+        unsupported,
+        what: 'the spec',
+      });
     },
   };
+}
+
+/** What an SLO importer puts into the plan the FIS template gave. */
+export interface SloSections {
+  service: string;
+  owner?: string | undefined;
+  /** Top-level sections that replace the template import's (hypothesis, abort, budget). */
+  sections: Record<string, unknown>;
+  /** [path, comment, before?]: a trailing comment, or one above the node. */
+  comments: [(string | number)[], string, boolean?][];
+  header: string;
+  unsupported: readonly string[];
+  /** `the spec`, `the OpenSLO file`: where the unimported fields were. */
+  what: string;
+}
+
+export const INTERVAL_COMMENT =
+  "the window every SLI is read over ($window); it must hold two scrapes of the service's Prometheus (--interval)";
+
+/** Writes `s` into the plan text `planFromTemplate` wrote, keeping its comments. */
+export function applySections(planText: string, s: SloSections): string {
+  const doc = parseDocument(planText);
+  doc.set('service', s.service);
+  if (s.owner !== undefined && isPlaceholderNode(doc.get('owner', true))) doc.set('owner', s.owner);
+  for (const [key, value] of Object.entries(s.sections)) doc.set(key, doc.createNode(value));
+  for (const [path, text, before] of s.comments) {
+    const node = doc.getIn(path, true) as YamlNode | undefined;
+    if (!node) continue;
+    if (before) node.commentBefore = ` ${text}`;
+    else node.comment = ` ${text}`;
+  }
+  // The template import's "fill in every placeholder" line, once there is none left to fill.
+  const left = placeholderFields(doc.toJS()).length;
+  const kept = (doc.commentBefore ?? '')
+    .split('\n')
+    .filter((l) => left > 0 || !l.includes('placeholder is replaced'));
+  const header = [
+    ...kept,
+    s.header,
+    s.unsupported.length > 0
+      ? ` Not imported from ${s.what}: ${s.unsupported.join('; ')}.`
+      : ` Every field of ${s.what} was used.`,
+  ];
+  doc.commentBefore = header.filter((l) => l !== '').join('\n');
+  return doc.toString({ lineWidth: 0 });
 }
 
 function isPlaceholderNode(node: unknown): boolean {
