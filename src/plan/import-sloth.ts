@@ -250,7 +250,8 @@ export function importSloth(
 
 /** What an SLO importer puts into the plan the FIS template gave. */
 export interface SloSections {
-  service: string;
+  /** The service the SLO names; absent, the template import's stays. */
+  service?: string | undefined;
   owner?: string | undefined;
   /** Top-level sections that replace the template import's (hypothesis, abort, budget). */
   sections: Record<string, unknown>;
@@ -268,7 +269,7 @@ export const INTERVAL_COMMENT =
 /** Writes `s` into the plan text `planFromTemplate` wrote, keeping its comments. */
 export function applySections(planText: string, s: SloSections): string {
   const doc = parseDocument(planText);
-  doc.set('service', s.service);
+  if (s.service !== undefined) doc.set('service', s.service);
   if (s.owner !== undefined && isPlaceholderNode(doc.get('owner', true))) doc.set('owner', s.owner);
   for (const [key, value] of Object.entries(s.sections)) doc.set(key, doc.createNode(value));
   for (const [path, text, before] of s.comments) {

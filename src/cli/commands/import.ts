@@ -6,8 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatIssue } from '../../files/document.js';
-import { loadYamlDocument } from '../../files/load.js';
+import { formatIssue, parseYamlStream } from '../../files/document.js';
+import { loadYamlDocument, readIssue } from '../../files/load.js';
+import { FileReadError, readFileBounded } from '../../files/read.js';
+import { importOpenSlo, openSloFile } from '../../plan/import-openslo.js';
 import {
   ImportError,
   planFromTemplate,
@@ -26,7 +28,8 @@ import { parse as parseYaml } from 'yaml';
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate import <template-id | file> [--out <plan.yaml>] [--id <slug>] [--force]
-       [--aws-region <region>] [--sloth <spec.yaml> [--slo <name>] [--interval <duration>]]
+       [--aws-region <region>] [--sloth <spec.yaml> | --openslo <file>] [--slo <name>]
+       [--interval <duration>]
 
 Writes a plan from an existing FIS experiment template: from FIS by id (EXT…, through the standard AWS
 credential chain; AWS_ENDPOINT_URL reaches the sandbox), or from a saved file — the output of
@@ -42,7 +45,9 @@ Options:
   --aws-region <region>  the Region of the template (default AWS_REGION)
   --sloth <spec.yaml>    take the hypothesis, abort rule and budget from an SLO of a Sloth prometheus/v1
                          spec instead of placeholders (docs/slos.md); every derived number is commented
-  --slo <name>           which SLO of the spec (needed when it has several)
+  --openslo <file>       the same from an OpenSLO openslo/v1 SLO (with its SLI and DataSource documents;
+                         Prometheus sources), without a budget
+  --slo <name>           which SLO of the spec or file (needed when it has several)
   --interval <duration>  the window the imported SLI is read over (default 30s: two scrapes at 15 s)
   -h, --help             show this help
 
@@ -58,6 +63,7 @@ export const importCommand: CliCommand = {
       force: { type: 'boolean', default: false },
       'aws-region': { type: 'string' },
       sloth: { type: 'string' },
+      openslo: { type: 'string' },
       slo: { type: 'string' },
       interval: { type: 'string' },
     });
@@ -70,8 +76,10 @@ export const importCommand: CliCommand = {
       throw new UsageError(
         `--id ${v.id}: expected a slug (lowercase letters, digits and dashes, at most 63)`,
       );
-    if (v.sloth === undefined && (v.slo !== undefined || v.interval !== undefined))
-      throw new UsageError('--slo and --interval go with --sloth <spec.yaml>');
+    if (v.sloth !== undefined && v.openslo !== undefined)
+      throw new UsageError('give --sloth or --openslo, not both');
+    if (v.sloth === undefined && v.openslo === undefined && (v.slo !== undefined || v.interval !== undefined))
+      throw new UsageError('--slo and --interval go with --sloth <spec.yaml> or --openslo <file>');
     const intervalMs = parseDuration(v.interval ?? '30s');
     if (intervalMs === undefined || intervalMs < 1000)
       throw new UsageError(`--interval ${v.interval}: expected a duration of at least 1s, e.g. 30s`);
@@ -116,6 +124,20 @@ export const importCommand: CliCommand = {
         const text = sloth.apply(result.text);
         result = { ...result, text, placeholders: placeholderFields(parseYaml(text)).length };
         for (const field of sloth.unsupported) io.err(`${v.sloth}: not imported: ${field}`);
+      }
+      if (v.openslo !== undefined) {
+        const options = openSloFile(v.openslo);
+        let text: string;
+        try {
+          text = (await readFileBounded(resolve(io.cwd, v.openslo), { ...options, display: v.openslo })).text;
+        } catch (error) {
+          if (error instanceof FileReadError) throw new ImportError(v.openslo, [readIssue(error, options)]);
+          throw error;
+        }
+        const slo = importOpenSlo(parseYamlStream(text, options), { slo: v.slo, intervalMs });
+        const planText = slo.apply(result.text);
+        result = { ...result, text: planText, placeholders: placeholderFields(parseYaml(planText)).length };
+        for (const field of slo.unsupported) io.err(`${v.openslo}: not imported: ${field}`);
       }
     } catch (error) {
       if (error instanceof ImportError) {

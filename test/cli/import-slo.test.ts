@@ -1,7 +1,7 @@
 /**
- * `chaos-gate import <template> --sloth <spec>`: the plan's hypothesis, abort rule and budget from an SLO
- * of a Sloth spec (fixtures/slo/sloth-canary.yml, after Sloth's own examples), on top of the fault the
- * FIS template gives. The plan validates as written; every derived number carries its source; fields the
+ * `chaos-gate import <template> --sloth <spec>` and `--openslo <file>`: the plan's hypothesis and abort
+ * rule (and with Sloth its budget) from an SLO of a Sloth spec or an OpenSLO file (fixtures/slo/, after
+ * those projects' own examples), on top of the fault the FIS template gives. The plan validates as written; every derived number carries its source; fields the
  * spec holds that are not imported are named; and its SLI reads the sandbox canary through a real
  * Prometheus (`chaos-gate measure`).
  */
@@ -41,10 +41,25 @@ beforeAll(() => {
   template = join(dir, 'template.json');
   writeFileSync(
     template,
-    JSON.stringify({ ...plan.fis, tags: { Service: 'canary', Environment: 'sandbox' } }),
+    JSON.stringify({
+      ...plan.fis,
+      tags: { Service: 'canary', Environment: 'sandbox', Owner: 'chaos-gate-e2e' },
+    }),
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const OPENSLO = join(ROOT, 'fixtures/slo/openslo-canary.yaml');
+
+async function importOpenSlo(): Promise<{ code: number; text: string; err: string[] }> {
+  const c = cli(dir);
+  const out = join(dir, 'openslo.yaml');
+  const code = await main(
+    ['import', template, '--openslo', OPENSLO, '--interval', '2500ms', '--out', out, '--force'],
+    c.io,
+  );
+  return { code, text: code === 0 ? readFileSync(out, 'utf8') : '', err: c.err };
+}
 
 async function importAvailability(): Promise<{ code: number; text: string; err: string[] }> {
   const c = cli(dir);
@@ -68,7 +83,7 @@ async function importAvailability(): Promise<{ code: number; text: string; err: 
   return { code, text: code === 0 ? readFileSync(out, 'utf8') : '', err: c.err };
 }
 
-describe('chaos-gate import --sloth', () => {
+describe('chaos-gate import --sloth and --openslo', () => {
   it('writes a plan that validates, its SLI the SLO indicator over $window, its bounds from the objective', async () => {
     const { code, text, err } = await importAvailability();
     expect(code, err.join('\n')).toBe(0);
@@ -124,6 +139,40 @@ describe('chaos-gate import --sloth', () => {
     );
   });
 
+  it('--openslo: the SLO with its SLI and DataSource by reference gives a plan that validates, bounds from the target', async () => {
+    const { code, text, err } = await importOpenSlo();
+    expect(code, err.join('\n')).toBe(0);
+    const plan = parse(text) as {
+      hypothesis: { slis: Record<string, unknown>[] };
+      abort: { rules: Record<string, unknown>[] };
+      budget?: unknown;
+    };
+    expect(plan.hypothesis.slis[0]).toMatchObject({
+      name: 'canary_availability_good_ratio',
+      prometheus:
+        '(sum(rate(http_requests_total{job="canary",status!="503"}[$window])))\n/\n(sum(rate(http_requests_total{job="canary"}[$window])))',
+      min: 0.999,
+    });
+    expect(plan.abort.rules).toEqual([{ sli: 'canary_availability_good_ratio', below: 0.9856, for: '5s' }]);
+    expect(plan.budget).toBeUndefined();
+    expect(text).toContain('min: 0.999 # objective target 0.999 (spec.objectives[0].target)');
+    expect(text).toContain('good / total of SLI canary-good-requests spec.ratioMetric, ranges → $window');
+    expect(text).toContain('Not imported from the OpenSLO file: spec.timeWindow; spec.budgetingMethod.');
+    expect(err).toContain(`${OPENSLO}: not imported: spec.timeWindow`);
+    const v = cli(dir);
+    expect(await main(['validate', join(dir, 'openslo.yaml')], v.io), v.out.join('\n')).toBe(0);
+  });
+
+  it('--openslo refuses a metric source that is not Prometheus, naming the field', async () => {
+    const file = join(dir, 'cloudwatch-slo.yaml');
+    writeFileSync(file, readFileSync(OPENSLO, 'utf8').replace('type: Prometheus', 'type: CloudWatch'));
+    const c = cli(dir);
+    expect(await main(['import', template, '--openslo', file], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(
+      /cloudwatch-slo\.yaml:10:9: spec\.type: DataSource sandbox-prometheus is "CloudWatch"; chaos-gate imports Prometheus sources/,
+    );
+  });
+
   describe.skipIf(prometheusSkipReason !== undefined)(
     `the imported SLI against the canary through a real Prometheus${prometheusSkipReason ? ` (skipped: ${prometheusSkipReason})` : ''}`,
     () => {
@@ -161,6 +210,22 @@ describe('chaos-gate import --sloth', () => {
         });
         expect(result.slis[0]?.query).toContain('[2500ms]');
         expect(result.requests?.value).toBeGreaterThan(50);
+      });
+
+      it('measures the OpenSLO-imported SLI on the healthy canary within its bound', async () => {
+        expect((await importOpenSlo()).code).toBe(0);
+        const c = cli(dir);
+        const exit = await main(
+          ['measure', join(dir, 'openslo.yaml'), '--json', '--prometheus-url', prom.url],
+          c.io,
+        );
+        const result = JSON.parse(c.out.join('\n')) as { ok: boolean; slis: Record<string, unknown>[] };
+        expect(exit, c.err.join('\n')).toBe(0);
+        expect(result.slis[0]).toMatchObject({
+          name: 'canary_availability_good_ratio',
+          value: 1,
+          status: 'ok',
+        });
       });
     },
   );
