@@ -1,72 +1,28 @@
 /**
- * `abort.alerts` against the real parts: the sandbox canary scraped by a real Prometheus, whose alerting
- * rule (fixtures/prometheus/canary-alerts.yml) sends to a real Alertmanager. The plan is the Prometheus
- * e2e plan with its own abort rule removed, so only the alert can abort it:
+ * `abort.alerts` against the real parts (test/e2e/alerts-harness.ts): the sandbox canary scraped by a
+ * real Prometheus whose alerting rule sends to a real Alertmanager, and a plan only an alert can abort:
  *
  * - fallback off: the partition's 503s fire CanaryErrorRateHigh, Alertmanager reports it, the run aborts
  *   naming it, and FIS is stopped;
- * - fallback on, Alertmanager stopped after the injection: the run cannot see its alerts and ends
- *   `inconclusive` (blind), never `held`;
- * - Alertmanager unreachable before the start: `not-run`, nothing injected.
+ * - Alertmanager unreachable before the start: `not-run`, nothing injected;
+ * - no Alertmanager URL: a setting error (exit 2).
+ *
+ * Alertmanager going away during the fault is test/e2e/alerts-blind.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  alertmanagerSkipReason,
-  startAlertmanager,
-  type AlertmanagerServer,
-} from '../helpers/alertmanager.js';
-import {
-  prometheusSkipReason,
-  startPrometheus,
-  waitForSeries,
-  type PrometheusServer,
-} from '../helpers/prometheus.js';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.js';
-import { CLI_TIMEOUT_MS, ROOT, copyPlan, eventOf, readJournal, startE2E, type E2E } from './harness.js';
+import { ALERT_RULES, alertsSkipReason, useAlertsWorld } from './alerts-harness.js';
+import { CLI_TIMEOUT_MS, eventOf } from './harness.js';
 
-const RULES = path.join(ROOT, 'fixtures/prometheus/canary-alerts.yml');
-const skip = prometheusSkipReason ?? alertmanagerSkipReason;
-
-/** The Prometheus e2e plan, its error_ratio abort rule replaced by the canary's critical alerts. */
-function alertPlan(text: string): string {
-  const rules = /abort:\n {2}rules:\n(?: {4}.*\n)+/;
-  if (!rules.test(text)) throw new Error('the fixture plan no longer has the abort block this test edits');
-  return text.replace(
-    rules,
-    'abort:\n  rules: []\n  alerts:\n    matchers: [\'severity="critical"\', \'service="canary"\']\n',
-  );
-}
+const skip = alertsSkipReason;
+const RULES = ALERT_RULES;
 
 describe.skipIf(skip !== undefined)(
   `abort.alerts with a real Prometheus and Alertmanager${skip ? ` (skipped: ${skip})` : ''}`,
   () => {
-    let e2e: E2E;
-    let prom: PrometheusServer;
-    let am: AlertmanagerServer;
-    let plan: string;
-
-    beforeAll(async () => {
-      e2e = await startE2E();
-      am = await startAlertmanager();
-      prom = await startPrometheus([{ name: 'canary', target: new URL(e2e.sandbox.urls.canary).host }], {
-        rules: [readFileSync(RULES, 'utf8')],
-        alertmanager: am.host,
-      });
-      await waitForSeries(prom.url, 'count_over_time(http_request_duration_seconds_count[5s]) >= 4');
-      plan = copyPlan(e2e.dir, 'sandbox-prometheus.yaml', alertPlan);
-    }, 90_000);
-
-    afterAll(async () => {
-      try {
-        await prom?.stop();
-        await am?.stop();
-      } finally {
-        await e2e?.close();
-      }
-    }, 40_000);
+    const world = useAlertsWorld();
 
     it('the alerting rule file passes promtool check rules', () => {
       const r = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
@@ -77,12 +33,17 @@ describe.skipIf(skip !== undefined)(
     it(
       'aborts when the partition fires CanaryErrorRateHigh in Alertmanager, naming the alert, and stops FIS',
       async () => {
-        await e2e.sandbox.admin.send('PUT', '/canary', { fallback: false });
+        await world().e2e.sandbox.admin.send('PUT', '/canary', { fallback: false });
         let run;
         try {
-          run = await e2e.run(plan, ['--prometheus-url', prom.url, '--alertmanager-url', am.url]);
+          run = await world().e2e.run(world().plan, [
+            '--prometheus-url',
+            world().prom.url,
+            '--alertmanager-url',
+            world().am.url,
+          ]);
         } finally {
-          await e2e.sandbox.admin.send('PUT', '/canary', { fallback: true });
+          await world().e2e.sandbox.admin.send('PUT', '/canary', { fallback: true });
         }
         const { json, journal } = run;
         expect(json.verdict, run.stderr).toBe('aborted');
@@ -102,59 +63,19 @@ describe.skipIf(skip !== undefined)(
           Math.floor((journal.timings.injectedAt ?? 0) / 1000) * 1000,
         );
         expect(eventOf(journal, 'stop-verified')).toBeDefined();
-        expect((await e2e.experiment(json.experimentId ?? '')).state?.status).toBe('stopped');
-      },
-      CLI_TIMEOUT_MS,
-    );
-
-    it(
-      'ends inconclusive, never held, when Alertmanager stops answering during the fault',
-      async () => {
-        const own = await startAlertmanager();
-        const journalPath = path.join(e2e.dir, 'am-gone.journal.json');
-        const child = e2e.cli([
-          'run',
-          plan,
-          '--journal',
-          journalPath,
-          '--json',
-          '--prometheus-url',
-          prom.url,
-          '--alertmanager-url',
-          own.url,
-        ]);
-        try {
-          await child.waitForStderr(/experiment \S+ started/, CLI_TIMEOUT_MS);
-        } finally {
-          await own.stop();
-        }
-        const result = await child.done;
-        const json = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as { verdict: string };
-        expect(json.verdict, result.stderr).toBe('inconclusive');
-        expect(result.code).toBe(1);
-        const journal = readJournal(journalPath);
-        expect(journal.verdict).toBe('inconclusive');
-        const abort = eventOf(journal, 'abort');
-        expect(abort?.data).toMatchObject({
-          cause: 'blind',
-          verdict: 'inconclusive',
-          check: 'alerts',
-          count: 3,
-        });
-        expect(abort?.message).toMatch(
-          /^blind: alerts could not be read 3 times in a row \(reading http:\/\/127\.0\.0\.1:\d+\//,
-        );
-        // With the fallback on, every SLI stayed within bounds: only the blind Alertmanager kept it from held.
-        const fault = journal.measurements.filter((m) => m.phase === 'fault');
-        expect(fault.length).toBeGreaterThan(0);
-        expect(fault.every((m) => m.slis['error_ratio']?.status === 'ok')).toBe(true);
+        expect((await world().e2e.experiment(json.experimentId ?? '')).state?.status).toBe('stopped');
       },
       CLI_TIMEOUT_MS,
     );
 
     it('does not start when Alertmanager cannot be read before the start', async () => {
       const nobody = `http://127.0.0.1:${await freePort()}`;
-      const run = await e2e.run(plan, ['--prometheus-url', prom.url, '--alertmanager-url', nobody]);
+      const run = await world().e2e.run(world().plan, [
+        '--prometheus-url',
+        world().prom.url,
+        '--alertmanager-url',
+        nobody,
+      ]);
       expect(run.json.verdict, run.stderr).toBe('not-run');
       expect(run.json.reason).toMatch(
         /cannot read the alerts matching severity="critical", service="canary" \(reading http:\/\/127\.0\.0\.1:\d+\/: .*\); refusing to start blind to them/,
@@ -163,15 +84,15 @@ describe.skipIf(skip !== undefined)(
     });
 
     it('refuses a plan with abort.alerts and no Alertmanager URL as a setting error (exit 2)', async () => {
-      const journalPath = path.join(e2e.dir, 'no-am.journal.json');
-      const run = await e2e.cli([
+      const journalPath = path.join(world().e2e.dir, 'no-am.journal.json');
+      const run = await world().e2e.cli([
         'run',
-        plan,
+        world().plan,
         '--journal',
         journalPath,
         '--json',
         '--prometheus-url',
-        prom.url,
+        world().prom.url,
       ]).done;
       expect(run.code, run.stderr).toBe(2);
       const json = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as {
