@@ -64,6 +64,7 @@ export async function runEngine(req: GateRequest): Promise<Journal> {
       url: inputs.prometheusUrl,
       headers: Object.entries(inputs.prometheusHeaders).map(([k, v]) => `${k}: ${v}`),
     },
+    alertmanagerUrl: inputs.alertmanagerUrl,
     awsRegion: inputs.awsRegion,
     journalPath: req.journalPath,
     outputRoots: req.outputRoots,

@@ -19,6 +19,8 @@ export interface ActionInputs {
   policy: string | undefined;
   githubToken: string | undefined;
   prometheusUrl: string | undefined;
+  /** Alertmanager for `abort.alerts` (else `CHAOS_GATE_ALERTMANAGER_URL`). */
+  alertmanagerUrl: string | undefined;
   /** Extra Prometheus request headers (values are masked). */
   prometheusHeaders: Record<string, string>;
   awsRegion: string | undefined;
@@ -129,6 +131,17 @@ export function parseInputs(
       );
   }
 
+  const alertmanagerUrl = optional('alertmanager-url');
+  if (alertmanagerUrl !== undefined) {
+    secrets.addUrl(alertmanagerUrl);
+    const problem = prometheusUrlProblem(alertmanagerUrl);
+    if (problem)
+      throw new InputError(
+        'alertmanager-url',
+        `Input "alertmanager-url" is "${displayUrl(alertmanagerUrl)}": ${problem}; expected an http(s) URL such as https://alertmanager.example.com.`,
+      );
+  }
+
   const awsRegion = optional('aws-region');
   if (awsRegion !== undefined && !REGION.test(awsRegion)) {
     throw new InputError(
@@ -195,6 +208,7 @@ export function parseInputs(
     policy: optional('policy'),
     githubToken: token,
     prometheusUrl,
+    alertmanagerUrl,
     prometheusHeaders: parseHeaders(get('prometheus-headers'), setSecret),
     awsRegion,
     prComment: bool('pr-comment', read('pr-comment')),

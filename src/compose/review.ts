@@ -25,7 +25,7 @@ import type { ResolvedTarget } from '../injector/injector.js';
 import { FisInjector } from '../injector/fis/injector.js';
 import { CloudWatchLease } from '../injector/fis/alarms.js';
 import { LeaseKeeper } from '../engine/lease.js';
-import { runKeyOf } from './run.js';
+import { budgetStoreOf, runKeyOf } from './run.js';
 import { killSwitchProbe, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { createMetricSources, prometheusOptionsFrom, type PrometheusInputs } from '../metrics/index.js';
@@ -130,7 +130,13 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     policy,
     ...(clients ? { killSwitch: killSwitchProbe(clients) } : {}),
     ...(clients && sources && plan.budget
-      ? { budget: { counts: countReaderFromSources(sources), ledger: ledgerReader(clients.cloudwatch) } }
+      ? {
+          budget: {
+            counts: countReaderFromSources(sources),
+            ledger: ledgerReader(clients.cloudwatch),
+            store: budgetStoreOf(sources),
+          },
+        }
       : {}),
     ...(tagging ? { candidates: candidateCounter(tagging) } : {}),
   });

@@ -9,7 +9,9 @@ import { dirname } from 'node:path';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { runGate, type RunResult } from '../engine/run.js';
 import { runGates, staticStageRefusals } from './gates.js';
-import { checkSetup } from './setup.js';
+import { checkSetup, SettingError } from './setup.js';
+import { AlertmanagerClient } from '../metrics/alertmanager.js';
+import type { AlertProbe, BudgetStore } from '../preflight/index.js';
 import { withAbortFile } from './abort-file.js';
 import type { BudgetFigures, Journal, JournalEvent, Measurement, Verdict } from '../journal/types.js';
 import { FileJournalWriter, MemoryJournalWriter, type JournalWriter } from '../journal/writer.js';
@@ -26,12 +28,18 @@ import { BudgetReservations, type ReserveInput, type RunIdentity } from '../inje
 import { SsmRunClaim } from '../injector/aws/ssm-run.js';
 import { conflicts } from '../preflight/concurrency.js';
 import { actionChainMs } from '../plan/refusals-timing.js';
-import { alarmIncidentProbe, experimentLister, ledgerReader } from '../injector/fis/probes.js';
+import {
+  alarmIncidentProbe,
+  alarmWatchProbe,
+  experimentLister,
+  ledgerReader,
+} from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
 import {
   createMetricSources,
+  prometheusBudgetStore,
   prometheusIncidentCheck,
   prometheusOptionsFrom,
   PrometheusSource,
@@ -66,6 +74,8 @@ export interface RunOptions {
    */
   historyPaths?: readonly string[] | undefined;
   prometheus?: PrometheusInputs | undefined;
+  /** Alertmanager's base URL for `abort.alerts` (else `CHAOS_GATE_ALERTMANAGER_URL`). */
+  alertmanagerUrl?: string | undefined;
   awsRegion?: string | undefined;
   /** Where the journal goes (NDJSON while running, see docs/journal.md for the end); memory only when absent. */
   journalPath?: string | undefined;
@@ -113,6 +123,33 @@ export interface Assembled {
   clients: AwsClients;
   sources: MetricSources;
   cloudwatch: CloudWatchSourceImpl;
+}
+
+/** The SLO store `budget.from` reads: the run's Prometheus, when one is configured. */
+export function budgetStoreOf(sources: MetricSources): BudgetStore | undefined {
+  const prometheus = sources.prometheus;
+  return prometheus instanceof PrometheusSource ? prometheusBudgetStore(prometheus) : undefined;
+}
+
+/** The environment variable that names Alertmanager when no flag or input does. */
+export const ALERTMANAGER_URL_ENV = 'CHAOS_GATE_ALERTMANAGER_URL';
+
+/**
+ * The Alertmanager probe of a plan with `abort.alerts`: a plan that asks for one while no URL is set is
+ * a setting error (exit 2) found before anything is sent, never a run that ignores its alerts.
+ */
+function alertProbe(loaded: LoadedPlan, url: string | undefined): AlertProbe | undefined {
+  if (!loaded.plan.abort.alerts) return undefined;
+  if (url === undefined || url.trim() === '') {
+    const at = loaded.locate('abort.alerts');
+    const where = at ? `${loaded.file}:${at.line}:${at.column}` : loaded.file;
+    throw new SettingError(
+      `${where}: abort.alerts reads Alertmanager, but no Alertmanager URL is set; expected the CLI flag --alertmanager-url or the environment variable ${ALERTMANAGER_URL_ENV}`,
+      'alertmanager-url',
+    );
+  }
+  const client = new AlertmanagerClient(url.trim());
+  return { where: client.display, firing: (matchers, signal) => client.firing(matchers, signal) };
 }
 
 /** The incident probe the plan asks for, over the run's own sources. */
@@ -175,6 +212,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   registerPlanSecrets(plan, planEnv);
   const fromInputs = prometheusOptionsFrom(o.prometheus ?? {}, o.env);
   checkSetup(loaded, { prometheus: fromInputs !== undefined, cloudwatch: true, scrape: true });
+  const alerts = alertProbe(loaded, o.alertmanagerUrl ?? o.env[ALERTMANAGER_URL_ENV]);
   const catalog = await readCatalog(
     plan,
     planFileReader(dirname(o.planPath), o.workspace ?? o.env.GITHUB_WORKSPACE ?? process.cwd()),
@@ -219,9 +257,12 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     history: policy?.policy.requires?.length ? readHistory(o.historyPaths) : undefined,
     incidents: incidentProbe(plan, sources, clients),
     killSwitch: early.killSwitch,
+    alerts,
+    alarms: plan.abort.alarms ? alarmWatchProbe(clients.cloudwatch) : undefined,
     budget: plan.budget
       ? {
           counts: countReaderFromSources(sources),
+          store: budgetStoreOf(sources),
           // Spent = the ledger plus what concurrent runs have reserved and not yet settled.
           ledger: {
             spent: async (service, windowMs, now) =>

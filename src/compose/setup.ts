@@ -81,7 +81,8 @@ export function sourceUses(
   if (parts.includes('incidents') && incidents?.prometheus !== undefined)
     uses.push({ field: 'schedule.incidents.prometheus', kind: 'prometheus' });
   if (parts.includes('budget') && plan.budget) {
-    uses.push({ field: 'budget.errors', kind: kindOf(plan.budget.errors) });
+    if (plan.budget.from) uses.push({ field: 'budget.from', kind: 'prometheus' });
+    if (plan.budget.errors) uses.push({ field: 'budget.errors', kind: kindOf(plan.budget.errors) });
     uses.push({ field: 'budget.total', kind: kindOf(plan.budget.total) });
   }
   return uses;

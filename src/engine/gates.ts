@@ -71,4 +71,16 @@ export interface MidRunCheck {
    * reason and its name the journaled abort cause.
    */
   cadence?: 'poll' | 'tick' | undefined;
+  /**
+   * Asked once right before the start, after the steady state: the check takes its baseline (what was
+   * already so at injection, such as the alerts already firing). A baseline that cannot be taken refuses
+   * the start (`not-run`): the check could not tell new from old.
+   */
+  arm?(now: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * true: the check is one of the run's eyes (an Alertmanager the plan's tripwires read), so `blindAfter`
+   * failed answers in a row end the run `inconclusive` as blind, like measurements without data. Otherwise
+   * they end it `failed`.
+   */
+  blind?: boolean | undefined;
 }

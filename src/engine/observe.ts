@@ -220,6 +220,16 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
         }
         // A check that cannot answer leaves the run unable to see what it guards: a few misses are
         // journaled; blindAfter in a row fail the run closed.
+        if (c.failures >= blindAfter && check.blind === true) {
+          const reason = `blind: ${check.name} could not be read ${c.failures} times in a row (${c.lastError})${run.offset()}`;
+          run.event('abort', reason, {
+            cause: 'blind',
+            verdict: 'inconclusive',
+            check: check.name,
+            count: c.failures,
+          });
+          return { kind: 'stop', reason };
+        }
         if (c.failures >= blindAfter) {
           throw new Error(
             `mid-run check ${check.name} failed ${c.failures} times in a row: ${c.lastError}${run.offset()}`,

@@ -100,6 +100,9 @@ export interface RunResult {
   experimentId?: string | undefined;
 }
 
+/** How long a mid-run check may take to read its baseline right before the start. */
+const ARM_DEADLINE_MS = 5_000;
+
 /** Runs one gate from preflight to verdict. Never throws: failures become the `failed` verdict. */
 export async function runGate(deps: RunDeps): Promise<RunResult> {
   return new GateRun(deps).run();
@@ -415,6 +418,7 @@ class GateRun implements RunShared {
     }
     // A journal that can no longer be written refuses the start: nothing would record the fault.
     if (this.noteJournalFailure()) return;
+    if (!(await this.armChecks())) return;
     // From here on a heartbeat means "the run loop is advancing", not "the process exists".
     this.lease?.guard();
     this.startAttempted = true;
@@ -495,6 +499,30 @@ class GateRun implements RunShared {
   }
 
   private startSentAt: number | undefined;
+
+  /**
+   * Lets every mid-run check take its baseline right before the start (the alerts already firing). One
+   * that cannot refuses the start: it could not tell what the fault caused from what was there before.
+   */
+  private async armChecks(): Promise<boolean> {
+    for (const check of this.deps.midRun ?? []) {
+      if (!check.arm) continue;
+      try {
+        const at = this.now();
+        await within(this.clock, ARM_DEADLINE_MS, `${check.name} at injection`, (s) =>
+          (check.arm as NonNullable<MidRunCheck['arm']>)(at, s),
+        );
+      } catch (error) {
+        this.event(
+          'not-run',
+          `${check.name}: cannot take the baseline at injection (${errorMessage(error)}); refusing to start blind`,
+          { gate: check.name },
+        );
+        return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * Takes the run's claim (targets, budget, lease) right before the start. Returns how long it queued,

@@ -76,3 +76,27 @@ export function prometheusIncidentCheck(
       }),
   };
 }
+
+/**
+ * The SLO store `budget.from` reads (preflight/budget-store.ts): one instant query at `at`, its series
+ * and their values. Anything but an instant vector is an error, never an empty answer.
+ */
+export function prometheusBudgetStore(source: PrometheusSource): {
+  instant(
+    query: string,
+    at: number,
+    signal?: AbortSignal,
+  ): Promise<{ series: { labels: Record<string, string>; value: number }[] } | { error: string }>;
+} {
+  return {
+    async instant(query, at, signal) {
+      const outcome = await source.instant(query, at, Date.now() + DEFAULT_INCIDENT_BUDGET_MS, signal);
+      if (!outcome.ok) return { error: outcome.error };
+      if (outcome.data.resultType !== 'vector')
+        return { error: `the answer is a ${outcome.data.resultType}; expected an instant vector` };
+      return {
+        series: outcome.data.result.map((s) => ({ labels: s.metric, value: Number(s.value[1]) })),
+      };
+    },
+  };
+}

@@ -23,6 +23,7 @@ export { ScrapeMetricSource, type ScrapeOptions } from './scrape/source.js';
 export { checkBound, describeBound, statusOf, type BoundSpec } from './bounds.js';
 export {
   incidentOpen,
+  prometheusBudgetStore,
   prometheusIncidentCheck,
   type IncidentCheck,
   type IncidentStatus,

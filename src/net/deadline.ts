@@ -102,6 +102,11 @@ export const DEADLINES = {
    * much, because a query's window is what it measures, not how long it may take.
    */
   prometheusRead: 30_000,
+  /**
+   * One Alertmanager API v2 request (`GET /api/v2/alerts`), polled beside the ticks while the fault is
+   * on: a read still unanswered after 5 s is a miss, which the run counts toward blindness.
+   */
+  alertmanagerRequest: 5_000,
   /** One `/metrics` scrape; capped by the tick's window like a Prometheus request. */
   scrapeRequest: 5_000,
   /**

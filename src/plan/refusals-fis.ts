@@ -232,8 +232,17 @@ function findCycle(plan: Plan): string[] | undefined {
 /** The plan's stop conditions plus the gate's own two must fit FIS's limit per template. */
 export function checkStopConditions(plan: Plan, add: Add): void {
   const stopConditions = plan.fis.stopConditions.length;
+  const extra = abortAlarmStopConditions(plan).length;
   const allowed = FIS_MAX_STOP_CONDITIONS - GATE_STOP_CONDITIONS;
-  if (stopConditions > allowed) {
+  if (extra > 0 && stopConditions + extra > allowed) {
+    add(
+      'too-many-stop-conditions',
+      ['abort', 'alarms', 'stopConditions'],
+      stopConditions + extra,
+      allowed,
+      `fis.stopConditions lists ${stopConditions} and abort.alarms (stopConditions: true) adds ${extra}: ${stopConditions + extra} stop conditions plus the gate's lease and kill-switch alarms make ${stopConditions + extra + GATE_STOP_CONDITIONS}, over FIS's limit of ${FIS_MAX_STOP_CONDITIONS} per template; attach at most ${allowed} in all (set abort.alarms.stopConditions: false to watch the alarms without attaching them)`,
+    );
+  } else if (stopConditions > allowed) {
     add(
       'too-many-stop-conditions',
       ['fis', 'stopConditions'],
@@ -242,4 +251,26 @@ export function checkStopConditions(plan: Plan, add: Add): void {
       `${stopConditions} stop conditions plus the gate's lease and kill-switch alarms exceed FIS's limit of ${FIS_MAX_STOP_CONDITIONS} per template; list at most ${allowed}`,
     );
   }
+}
+
+/**
+ * The `abort.alarms` names the template gains as stop conditions (with `stopConditions: true`): those
+ * not already among `fis.stopConditions`, by name or ARN.
+ */
+export function abortAlarmStopConditions(plan: Pick<Plan, 'abort' | 'fis'>): string[] {
+  const a = plan.abort.alarms;
+  if (!a?.stopConditions) return [];
+  const listed = new Set(
+    plan.fis.stopConditions.flatMap((s) => {
+      const v = s.value ?? '';
+      const i = v.indexOf(':alarm:');
+      return [v, i >= 0 ? v.slice(i + ':alarm:'.length) : v];
+    }),
+  );
+  return [...new Set(a.names)].filter((n) => !listed.has(n) && !listed.has(alarmName(n)));
+}
+
+function alarmName(nameOrArn: string): string {
+  const i = nameOrArn.indexOf(':alarm:');
+  return i >= 0 ? nameOrArn.slice(i + ':alarm:'.length) : nameOrArn;
 }

@@ -44,7 +44,7 @@ export function promqlFields(plan: Plan): { path: PathSegment[]; query: string }
   }
   if (plan.budget) {
     for (const part of ['errors', 'total'] as const) {
-      const q = plan.budget[part].prometheus;
+      const q = plan.budget[part]?.prometheus;
       if (q !== undefined) out.push({ path: ['budget', part, 'prometheus'], query: q });
     }
   }
@@ -126,7 +126,7 @@ export function cloudwatchFields(plan: Plan): { path: PathSegment[]; spec: Cloud
   h.slis.forEach((s, i) => take(['hypothesis', 'slis', i], s.cloudwatch));
   h.expect.forEach((e, i) => take(['hypothesis', 'expect', i], e.cloudwatch));
   if (plan.budget) {
-    for (const part of ['errors', 'total'] as const) take(['budget', part], plan.budget[part].cloudwatch);
+    for (const part of ['errors', 'total'] as const) take(['budget', part], plan.budget[part]?.cloudwatch);
   }
   return out;
 }

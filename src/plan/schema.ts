@@ -249,6 +249,49 @@ export const AbortRule = z
     }),
   );
 
+/** A matcher as Alertmanager's API v2 `filter` takes it (kept in step with metrics/alertmanager.ts). */
+const ALERT_MATCHER = /^\s*[A-Za-z_][A-Za-z0-9_]*\s*(=~|!~|!=|=)\s*"(?:[^"\\]|\\.)*"\s*$/;
+
+/** Alerts the team already runs: a matching one that starts firing during the fault aborts the run. */
+export const AbortAlerts = z.strictObject({
+  matchers: describe(
+    z
+      .array(
+        z.string().check(
+          z.regex(ALERT_MATCHER, {
+            message:
+              'an Alertmanager matcher: label="value", label!="value", label=~"regex" or label!~"regex"',
+          }),
+        ),
+      )
+      .check(z.minLength(1, { message: 'at least one matcher, e.g. severity="critical"' })),
+    'Alertmanager matchers an alert must meet, all of them (e.g. severity="critical", service="checkout"). A matching alert that was not firing at injection aborts the run; an Alertmanager that cannot be read counts toward blindness.',
+  ),
+});
+
+/** The most alarms one DescribeAlarms call names (its AlarmNames member limit). */
+export const DESCRIBE_ALARMS_MAX_NAMES = 100;
+
+/** Existing CloudWatch alarms (metric or composite): one that goes to ALARM during the fault aborts the run. */
+export const AbortAlarms = z.strictObject({
+  names: describe(
+    z
+      .array(
+        z
+          .string()
+          .check(z.minLength(1))
+          .check(z.maxLength(255, { message: 'an alarm name of at most 255 characters' })),
+      )
+      .check(z.minLength(1, { message: 'at least one alarm name' }))
+      .check(z.maxLength(DESCRIBE_ALARMS_MAX_NAMES, { message: 'at most 100 alarm names' })),
+    'Names of existing CloudWatch metric or composite alarms. Any of them in ALARM before the start means not-run; one that goes to ALARM during the fault aborts the run.',
+  ),
+  stopConditions: describe(
+    z._default(z.boolean(), false),
+    'true: also attach these alarms to the FIS template as stop conditions, so FIS stops the fault itself (FIS allows five stop conditions, the lease and kill-switch alarms included).',
+  ),
+});
+
 const TagMap = z.record(z.string(), z.string());
 
 export const BlastRadius = z.strictObject({
@@ -315,32 +358,93 @@ const CountQuery = z
     }),
   );
 
-export const Budget = z.strictObject({
-  objective: z.number().check(z.gt(0)).check(z.lt(1)),
-  window: z.prefault(
-    Duration.check(
-      z.refine((ms: number) => ms > 0 && ms <= MAX_BUDGET_WINDOW_MS, {
-        message: 'an SLO window longer than 0 and at most 90d',
+/** The default SLO window of a budget written in the plan: 30 days. */
+export const DEFAULT_BUDGET_WINDOW_MS = 30 * 86_400_000;
+
+/** A Prometheus label value as a plan names an SLO by it. */
+const SloLabel = () => z.string().check(z.minLength(1)).check(z.maxLength(256));
+
+/**
+ * Where the error budget is kept when the team already keeps it: the recording rules Sloth or Pyrra
+ * generate, read from the run's Prometheus. The store gives the objective, the window and what is left.
+ */
+export const BudgetFrom = z.union([
+  z.strictObject({
+    sloth: describe(
+      z.strictObject({
+        service: describe(SloLabel(), 'The sloth_service label of the SLO.'),
+        slo: describe(SloLabel(), 'The sloth_slo label of the SLO.'),
+      }),
+      "Sloth's series: slo:period_error_budget_remaining:ratio, slo:objective:ratio and slo:time_period:days with these labels.",
+    ),
+  }),
+  z.strictObject({
+    pyrra: describe(
+      z.strictObject({ slo: describe(SloLabel(), 'The slo label (the SLO name) of the Pyrra objective.') }),
+      "Pyrra's series: pyrra_availability, pyrra_objective and pyrra_window with this slo label.",
+    ),
+  }),
+]);
+
+export const Budget = z
+  .strictObject({
+    from: describe(
+      z.optional(BudgetFrom),
+      'Read the objective, the window and the budget left from Sloth or Pyrra recording rules instead of writing them here; objective, window and errors are then not written.',
+    ),
+    objective: z.optional(z.number().check(z.gt(0)).check(z.lt(1))),
+    window: describe(
+      z.optional(
+        Duration.check(
+          z.refine((ms: number) => ms > 0 && ms <= MAX_BUDGET_WINDOW_MS, {
+            message: 'an SLO window longer than 0 and at most 90d',
+          }),
+        ),
+      ),
+      'The SLO window (default 30d); with from, the store gives it.',
+    ),
+    /** Bad events over the window. */
+    errors: z.optional(CountQuery),
+    /** All events over the window. */
+    total: CountQuery,
+    chaosShare: z._default(z.number().check(z.gt(0)).check(z.lte(1)), 0.1),
+    /**
+     * The SLI the run's damage is measured from (bad events above the steady-state rate while the fault was
+     * on), debited to the chaos ledger after the run: an error ratio or a success ratio.
+     */
+    damage: z.optional(
+      z.strictObject({
+        sli: nonEmpty(),
+        kind: z.enum(['error-ratio', 'success-ratio']),
       }),
     ),
-    '30d',
-  ),
-  /** Bad events over the window. */
-  errors: CountQuery,
-  /** All events over the window. */
-  total: CountQuery,
-  chaosShare: z._default(z.number().check(z.gt(0)).check(z.lte(1)), 0.1),
-  /**
-   * The SLI the run's damage is measured from (bad events above the steady-state rate while the fault was
-   * on), debited to the chaos ledger after the run: an error ratio or a success ratio.
-   */
-  damage: z.optional(
-    z.strictObject({
-      sli: nonEmpty(),
-      kind: z.enum(['error-ratio', 'success-ratio']),
+  })
+  .check(
+    z.superRefine((b, ctx) => {
+      if (b.from) {
+        for (const k of ['objective', 'window', 'errors'] as const)
+          if (b[k] !== undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: [k],
+              message: `no ${k} beside budget.from: the SLO store gives it, and two sources would drift`,
+            });
+      } else {
+        for (const k of ['objective', 'errors'] as const)
+          if (b[k] === undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: [k],
+              message: `budget.${k}, or budget.from naming the Sloth or Pyrra SLO that holds the budget`,
+            });
+      }
     }),
-  ),
-});
+  );
+
+/** A budget's SLO window as the plan writes it (30 days by default); with `from`, the store's decides. */
+export function budgetWindowMs(budget: { window?: number | undefined }): number {
+  return budget.window ?? DEFAULT_BUDGET_WINDOW_MS;
+}
 
 /** The `fis:` section lives in ./fis.ts: FIS's own CreateExperimentTemplate shape, every field. */
 export {
@@ -443,6 +547,11 @@ const PlanFields = z.strictObject({
     blindAfter: describe(
       z._default(z.number().check(z.int()).check(z.gt(0)), 3),
       'Failed measurements in a row that stop the run as inconclusive.',
+    ),
+    alerts: describe(z.optional(AbortAlerts), 'Abort when Alertmanager reports a matching alert firing.'),
+    alarms: describe(
+      z.optional(AbortAlarms),
+      'Abort when one of these existing CloudWatch alarms goes to ALARM.',
     ),
   }),
   blastRadius: z.prefault(BlastRadius, {}),

@@ -17,14 +17,15 @@ import type { BudgetFigures } from '../journal/types.js';
 import type { MetricSource, SourceKind } from '../metrics/source.js';
 import { sourceKindOf } from '../metrics/source.js';
 import { formatDuration } from '../journal/format.js';
-import type { Plan } from '../plan/schema.js';
+import { budgetWindowMs, type Plan } from '../plan/schema.js';
+import { readStoreBudget, type BudgetStore, type StoreBudget } from './budget-store.js';
 import type { LedgerReader } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
 import { errorMessage } from '../errors/message.js';
 
 type BudgetSpec = NonNullable<Plan['budget']>;
 /** The error or total query of the budget: exactly one of prometheus, cloudwatch. */
-export type CountSpec = BudgetSpec['errors'];
+export type CountSpec = BudgetSpec['total'];
 
 /** A count over a window, or why there is none. */
 export interface CountReading {
@@ -213,12 +214,19 @@ export function countReaderFromSources(sources: Partial<Record<SourceKind, Metri
 export interface BudgetGateOptions {
   counts: CountReader;
   ledger: LedgerReader;
+  /** The SLO store `budget.from` reads (the run's Prometheus); absent, such a plan is `not-run`. */
+  store?: BudgetStore | undefined;
 }
 
 /**
- * The budget as a gate: exhausted → `refused` with all four numbers; a count or the ledger that cannot be
- * read → `not-run` (the budget cannot be shown to allow the run), unless the reader's set-up is broken (a
- * `SetupError`), which ends the run `failed`. Passing records the figures.
+ * The budget as a gate: exhausted → `refused` with all four numbers; a count, the SLO store or the ledger
+ * that cannot be read → `not-run` (the budget cannot be shown to allow the run), unless the reader's
+ * set-up is broken (a `SetupError`), which ends the run `failed`. Passing records the figures.
+ *
+ * With `budget.from` the objective, the window and the share of the budget left come from the store
+ * (budget-store.ts); `budget.total` still counts the window's events, so that the store's share becomes
+ * bad events — the unit the chaos ledger debits — and the chaos allowance works on top as before:
+ * service consumed = (1 − share left) × allowed.
  */
 export function budgetGate(options: BudgetGateOptions): Gate {
   return {
@@ -227,16 +235,36 @@ export function budgetGate(options: BudgetGateOptions): Gate {
     async check(ctx) {
       const budget = ctx.plan.budget;
       if (!budget) return { pass: true, note: 'no error budget in the plan' };
+      let fromStore: StoreBudget | undefined;
+      if (budget.from) {
+        if (!options.store)
+          return {
+            pass: false,
+            verdict: 'not-run',
+            reason:
+              'budget.from reads Prometheus, but no Prometheus is configured, so the budget cannot be read',
+            field: 'budget.from',
+          };
+        try {
+          fromStore = await readStoreBudget(budget.from, options.store, ctx.now, ctx.signal);
+        } catch (error) {
+          rethrowSetupError(error, 'cannot read budget.from');
+          return {
+            pass: false,
+            verdict: 'not-run',
+            reason: `cannot read the error budget from ${'sloth' in budget.from ? 'Sloth' : 'Pyrra'}'s series: ${errorMessage(error)}`,
+            field: 'budget.from',
+          };
+        }
+      }
+      const objective = fromStore?.objective ?? (budget.objective as number);
+      const windowMs = fromStore?.windowMs ?? budgetWindowMs(budget);
       const read = async (which: 'errors' | 'total'): Promise<number | string> => {
+        const spec = budget[which];
+        if (!spec) return 0;
         let r: CountReading;
         try {
-          r = await options.counts.count(
-            `budget.${which}`,
-            budget[which],
-            budget.window,
-            ctx.now,
-            ctx.signal,
-          );
+          r = await options.counts.count(`budget.${which}`, spec, windowMs, ctx.now, ctx.signal);
         } catch (error) {
           rethrowSetupError(error, `cannot read budget.${which}`);
           return errorMessage(error);
@@ -246,10 +274,10 @@ export function budgetGate(options: BudgetGateOptions): Gate {
         }
         return r.value;
       };
-      const [errors, total] = await Promise.all([read('errors'), read('total')]);
+      const [errors, total] = await Promise.all([fromStore ? 0 : read('errors'), read('total')]);
       let ledgerSpent: number | string;
       try {
-        ledgerSpent = await options.ledger.spent(ctx.plan.service, budget.window, ctx.now);
+        ledgerSpent = await options.ledger.spent(ctx.plan.service, windowMs, ctx.now);
       } catch (error) {
         rethrowSetupError(error, 'cannot read the chaos ledger');
         ledgerSpent = errorMessage(error);
@@ -272,22 +300,44 @@ export function budgetGate(options: BudgetGateOptions): Gate {
                 : 'budget',
         };
       }
+      // The store's share left, as bad events of the window (never below none: fail closed on > 1).
+      const serviceBadEvents = fromStore
+        ? Math.max(0, 1 - fromStore.remaining) * (1 - objective) * total
+        : errors;
       const decision = budgetDecision({
-        objective: budget.objective,
-        windowMs: budget.window,
+        objective,
+        windowMs,
         totalEvents: total,
-        serviceBadEvents: errors,
+        serviceBadEvents,
         chaosShare: budget.chaosShare,
         ledgerSpent,
       });
+      const store = fromStore
+        ? ` (from ${fromStore.store}: ${fromStore.evidence}; ${fromStore.sources})`
+        : '';
       ctx.record({
         type: 'budget',
-        message: `budget: ${describeFigures(decision.figures)}`,
-        data: { ...decision.figures },
+        message: `budget: ${describeFigures(decision.figures)}${store}`,
+        data: {
+          ...decision.figures,
+          ...(fromStore ? { store: fromStore.store, remaining: fromStore.remaining } : {}),
+        },
       });
+      if (fromStore && fromStore.remaining <= 0)
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason: `the service has exhausted its error budget: ${fromStore.store} reports ${fromStore.evidence} (${describeFigures(decision.figures)})`,
+          field: 'budget.from',
+        };
       if (!decision.ok)
-        return { pass: false, verdict: 'refused', reason: decision.reason, field: decision.field };
-      return { pass: true, budget: decision.figures, note: describeFigures(decision.figures) };
+        return {
+          pass: false,
+          verdict: 'refused',
+          reason: `${decision.reason}${store}`,
+          field: fromStore && decision.field === 'budget.objective' ? 'budget.from' : decision.field,
+        };
+      return { pass: true, budget: decision.figures, note: `${describeFigures(decision.figures)}${store}` };
     },
   };
 }

@@ -6,8 +6,11 @@
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
 import type { Plan } from '../plan/schema.js';
+import { alarmsGate, alarmsMidRunCheck, type AlarmWatchProbe } from './alarms.js';
+import { alertsGate, alertsMidRunCheck, type AlertProbe } from './alerts.js';
 import { blastRadiusGate, type CandidateCounter } from './blast-radius.js';
 import { budgetGate, type CountReader, type LedgerReader } from './budget.js';
+import type { BudgetStore } from './budget-store.js';
 import { catalogGate, type CatalogInput } from './catalog.js';
 import { concurrencyGate, type ExperimentLister } from './concurrency.js';
 import { incidentGate, incidentMidRunCheck, type IncidentProbe } from './incidents.js';
@@ -32,7 +35,11 @@ export interface PreflightOptions {
   written?: ((field: string) => boolean) | undefined;
   incidents?: IncidentProbe | undefined;
   killSwitch?: KillSwitchProbe | undefined;
-  budget?: { counts: CountReader; ledger: LedgerReader } | undefined;
+  /** Reads Alertmanager for `abort.alerts`. */
+  alerts?: AlertProbe | undefined;
+  /** Reads CloudWatch alarm states for `abort.alarms`. */
+  alarms?: AlarmWatchProbe | undefined;
+  budget?: { counts: CountReader; ledger: LedgerReader; store?: BudgetStore | undefined } | undefined;
   concurrency?:
     | {
         lister: ExperimentLister;
@@ -99,6 +106,16 @@ export function buildGates(options: PreflightOptions): Preflight {
     gates.push(killSwitchGate(options.killSwitch));
     midRun.push(killSwitchMidRunCheck(options.killSwitch));
   }
+  const alerts = plan.abort.alerts;
+  if (alerts && options.alerts) {
+    gates.push(alertsGate(options.alerts, alerts.matchers));
+    midRun.push(alertsMidRunCheck(options.alerts, alerts.matchers));
+  } else if (alerts) gates.push(missing('alerts', 'abort.alerts', 'Alertmanager'));
+  const alarms = plan.abort.alarms;
+  if (alarms && options.alarms) {
+    gates.push(alarmsGate(options.alarms, alarms.names));
+    midRun.push(alarmsMidRunCheck(options.alarms, alarms.names));
+  } else if (alarms) gates.push(missing('alarms', 'abort.alarms', 'CloudWatch alarm reader'));
   if (options.budget) gates.push(budgetGate(options.budget));
   else if (plan.budget)
     gates.push(missing('budget', 'budget', 'budget reader (metric source and chaos ledger)'));
@@ -127,6 +144,10 @@ export type { Catalog, CatalogInput } from './catalog.js';
 export { conflicts } from './concurrency.js';
 export type { ExperimentLister, RunningExperiment } from './concurrency.js';
 export type { IncidentProbe } from './incidents.js';
+export type { AlertProbe, ProbedAlert } from './alerts.js';
+export type { AlarmWatchProbe } from './alarms.js';
+export type { BudgetStore, StoreBudget } from './budget-store.js';
+export { readStoreBudget } from './budget-store.js';
 export type { KillSwitchProbe } from './kill-switch.js';
 export { parsePolicy, policyFromDocument, policyRefusals, effectiveLimits, PolicyError } from './policy.js';
 export type { LoadedPolicy, Policy, PolicyRefusal } from './policy.js';

@@ -5,7 +5,7 @@
  * arrive as extra sections from the caller.
  */
 import { toleranceText, type Tolerance } from '../journal/judgement.js';
-import type { Plan } from '../plan/schema.js';
+import { budgetWindowMs, type Plan } from '../plan/schema.js';
 import { maxActionDurationMs, planRunDurationMs, type Refusal } from '../plan/refusals.js';
 import { formatDuration, formatValue } from '../journal/format.js';
 import type { PlanReview } from './comment.js';
@@ -108,10 +108,17 @@ export function buildPlanReview(input: ReviewInput): PlanReview {
     sections.push({
       heading: 'Error budget',
       rows: [
-        [
-          'objective',
-          `${formatValue(plan.budget.objective * 100)} % over ${formatDuration(plan.budget.window)}`,
-        ],
+        plan.budget.from
+          ? [
+              'objective',
+              'sloth' in plan.budget.from
+                ? `from Sloth: sloth_service ${plan.budget.from.sloth.service}, sloth_slo ${plan.budget.from.sloth.slo}`
+                : `from Pyrra: slo ${plan.budget.from.pyrra.slo}`,
+            ]
+          : [
+              'objective',
+              `${formatValue((plan.budget.objective ?? NaN) * 100)} % over ${formatDuration(budgetWindowMs(plan.budget))}`,
+            ],
         ['chaos share', `${formatValue(plan.budget.chaosShare * 100)} % of the window's error budget`],
       ],
     });

@@ -3,7 +3,7 @@
  * moves toward (but stays within) its hypothesis bound while the fault is on, and the expectations are
  * seen a second after injection; a plan's error budget is a fifth spent. `breach` pushes the first abort rule's SLI past its threshold.
  */
-import type { Plan, Sli } from '../plan/schema.js';
+import { budgetWindowMs, type Plan, type Sli } from '../plan/schema.js';
 import { maxActionDurationMs } from '../plan/refusals.js';
 import { Scenario, type SeriesSpec } from './scenario.js';
 
@@ -83,8 +83,8 @@ export function scenarioForPlan(plan: Plan, options: { breach?: boolean; seed?: 
   }
   const perSecond = Math.max(100, Math.ceil(((h.minRequests * 1000) / h.interval) * 1.1));
   // A service well inside its error budget: the window's traffic at this rate, a fifth of the allowed errors.
-  if (plan.budget) {
-    const total = Math.round((perSecond * plan.budget.window) / 1000);
+  if (plan.budget && plan.budget.objective !== undefined) {
+    const total = Math.round((perSecond * budgetWindowMs(plan.budget)) / 1000);
     metrics['budget.total'] = { baseline: total, noise: 0, gaps: [] };
     metrics['budget.errors'] = {
       baseline: Math.floor(total * (1 - plan.budget.objective) * BUDGET_SPENT_SHARE),

@@ -17,6 +17,7 @@ describe('action inputs', () => {
       githubToken: undefined,
       prometheusUrl: undefined,
       prometheusHeaders: {},
+      alertmanagerUrl: undefined,
       awsRegion: undefined,
       prComment: true,
       checkRun: true,
@@ -130,6 +131,11 @@ describe('action inputs', () => {
       'Input "prometheus-url" is "prom:9090": its scheme is prom, not http or https; expected an http(s) URL',
     ],
     [
+      'alertmanager-url',
+      { 'alertmanager-url': 'ftp://am:9093' },
+      'Input "alertmanager-url" is "ftp://am:9093": its scheme is ftp, not http or https; expected an http(s) URL',
+    ],
+    [
       'aws-region',
       { 'aws-region': 'Frankfurt' },
       'Input "aws-region" is "Frankfurt": expected an AWS Region name such as eu-west-1.',
@@ -214,6 +220,7 @@ describe('action inputs', () => {
       'github-token',
       'prometheus-url',
       'prometheus-headers',
+      'alertmanager-url',
       'aws-region',
       'pr-comment',
       'check-run',

@@ -56,8 +56,29 @@ export interface PrometheusServer {
   stop(): Promise<void>;
 }
 
-function configFor(jobs: readonly ScrapeJob[]): string {
-  const lines = ['global:', '  scrape_interval: 1s', '  evaluation_interval: 1s', 'scrape_configs:'];
+/** What else the temporary config holds: rule files (their text) and the Alertmanager alerts go to. */
+export interface PrometheusExtras {
+  /** Rule files' contents (recording and alerting rules), written next to the config. */
+  rules?: readonly string[];
+  /** `host:port` of an Alertmanager, for the config's `alerting:` section. */
+  alertmanager?: string;
+}
+
+function configFor(
+  jobs: readonly ScrapeJob[],
+  ruleFiles: readonly string[] = [],
+  alertmanager?: string,
+): string {
+  const lines = ['global:', '  scrape_interval: 1s', '  evaluation_interval: 1s'];
+  if (ruleFiles.length > 0) {
+    lines.push('rule_files:');
+    for (const f of ruleFiles) lines.push(`  - ${JSON.stringify(f)}`);
+  }
+  if (alertmanager !== undefined) {
+    lines.push('alerting:', '  alertmanagers:', '    - static_configs:');
+    lines.push(`        - targets: [${JSON.stringify(alertmanager)}]`);
+  }
+  lines.push('scrape_configs:');
   for (const job of jobs) {
     lines.push(`  - job_name: ${JSON.stringify(job.name)}`);
     lines.push(`    metrics_path: ${JSON.stringify(job.path ?? '/metrics')}`);
@@ -77,11 +98,16 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Starts Prometheus scraping `jobs` every second and waits until it is ready. */
-export async function startPrometheus(jobs: readonly ScrapeJob[]): Promise<PrometheusServer> {
+export async function startPrometheus(
+  jobs: readonly ScrapeJob[],
+  extras: PrometheusExtras = {},
+): Promise<PrometheusServer> {
   if (!PROMETHEUS_BIN) throw new Error(prometheusSkipReason ?? 'prometheus not found');
   const dir = await mkdtemp(join(tmpdir(), 'chaos-gate-prom-'));
   const config = join(dir, 'prometheus.yml');
-  await writeFile(config, configFor(jobs));
+  const ruleFiles = (extras.rules ?? []).map((_, i) => join(dir, `rules-${i}.yml`));
+  for (const [i, text] of (extras.rules ?? []).entries()) await writeFile(ruleFiles[i] as string, text);
+  await writeFile(config, configFor(jobs, ruleFiles, extras.alertmanager));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(

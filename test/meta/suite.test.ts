@@ -63,6 +63,18 @@ describe('missing integration dependencies', () => {
     const local = loadHelper('prometheus.ts', 'console.log(m.prometheusSkipReason)', env);
     expect(local.code).toBe(0);
   });
+
+  it('fails the Alertmanager suites under CI=true when the binary is missing, and skips them otherwise', () => {
+    const env = { PATH: '/nonexistent', ALERTMANAGER_BIN: '/nonexistent/alertmanager' };
+    const call = 'console.log(m.alertmanagerSkipReason)';
+    const ci = loadHelper('alertmanager.ts', call, { ...env, CI: 'true' });
+    expect(ci.code).not.toBe(0);
+    expect(ci.err).toContain(
+      "the Alertmanager integration tests must run under CI (CI=true), but the 'prometheus-alertmanager'",
+    );
+    const local = loadHelper('alertmanager.ts', call, env);
+    expect(local.code).toBe(0);
+  });
 });
 
 describe('goldens during npm test', () => {

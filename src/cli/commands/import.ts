@@ -6,8 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { formatIssue } from '../../files/document.js';
-import { loadYamlDocument } from '../../files/load.js';
+import { formatIssue, parseYamlStream } from '../../files/document.js';
+import { loadYamlDocument, readIssue } from '../../files/load.js';
+import { FileReadError, readFileBounded } from '../../files/read.js';
+import { importOpenSlo, openSloFile } from '../../plan/import-openslo.js';
 import {
   ImportError,
   planFromTemplate,
@@ -17,12 +19,17 @@ import {
 } from '../../plan/import.js';
 import { confinedOutputPath, parseFlags, UsageError, writeCliOutput, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
+import { importSloth, slothFile } from '../../plan/import-sloth.js';
+import { parseDuration } from '../../plan/duration.js';
+import { placeholderFields } from '../../plan/placeholders.js';
+import { parse as parseYaml } from 'yaml';
 
 /** Unreadable input or a template FIS does not have (SPEC §4). */
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate import <template-id | file> [--out <plan.yaml>] [--id <slug>] [--force]
-       [--aws-region <region>]
+       [--aws-region <region>] [--sloth <spec.yaml> | --openslo <file>] [--slo <name>]
+       [--interval <duration>]
 
 Writes a plan from an existing FIS experiment template: from FIS by id (EXT…, through the standard AWS
 credential chain; AWS_ENDPOINT_URL reaches the sandbox), or from a saved file — the output of
@@ -36,6 +43,12 @@ Options:
   --id <slug>            the plan id (default: the template's chaos-gate:plan or Name tag, or its description)
   --force                overwrite --out when it exists
   --aws-region <region>  the Region of the template (default AWS_REGION)
+  --sloth <spec.yaml>    take the hypothesis, abort rule and budget from an SLO of a Sloth prometheus/v1
+                         spec instead of placeholders (docs/slos.md); every derived number is commented
+  --openslo <file>       the same from an OpenSLO openslo/v1 SLO (with its SLI and DataSource documents;
+                         Prometheus sources), without a budget
+  --slo <name>           which SLO of the spec or file (needed when it has several)
+  --interval <duration>  the window the imported SLI is read over (default 30s: two scrapes at 15 s)
   -h, --help             show this help
 
 ${exitCodesHelp('import')}`;
@@ -49,6 +62,10 @@ export const importCommand: CliCommand = {
       id: { type: 'string' },
       force: { type: 'boolean', default: false },
       'aws-region': { type: 'string' },
+      sloth: { type: 'string' },
+      openslo: { type: 'string' },
+      slo: { type: 'string' },
+      interval: { type: 'string' },
     });
     const [source, ...extra] = parsed.positionals;
     if (source === undefined) throw new UsageError('missing the template id or file argument');
@@ -59,6 +76,13 @@ export const importCommand: CliCommand = {
       throw new UsageError(
         `--id ${v.id}: expected a slug (lowercase letters, digits and dashes, at most 63)`,
       );
+    if (v.sloth !== undefined && v.openslo !== undefined)
+      throw new UsageError('give --sloth or --openslo, not both');
+    if (v.sloth === undefined && v.openslo === undefined && (v.slo !== undefined || v.interval !== undefined))
+      throw new UsageError('--slo and --interval go with --sloth <spec.yaml> or --openslo <file>');
+    const intervalMs = parseDuration(v.interval ?? '30s');
+    if (intervalMs === undefined || intervalMs < 1000)
+      throw new UsageError(`--interval ${v.interval}: expected a duration of at least 1s, e.g. 30s`);
     const out = v.out === undefined ? undefined : confinedOutputPath(io, '--out', v.out);
     if (out && existsSync(out) && !v.force)
       throw new UsageError(`--out ${v.out} exists; pass --force to overwrite it`);
@@ -94,6 +118,27 @@ export const importCommand: CliCommand = {
           { id: v.id },
         );
       }
+      if (v.sloth !== undefined) {
+        const spec = await loadYamlDocument(resolve(io.cwd, v.sloth), slothFile(v.sloth));
+        const sloth = importSloth(spec, { slo: v.slo, intervalMs });
+        const text = sloth.apply(result.text);
+        result = { ...result, text, placeholders: placeholderFields(parseYaml(text)).length };
+        for (const field of sloth.unsupported) io.err(`${v.sloth}: not imported: ${field}`);
+      }
+      if (v.openslo !== undefined) {
+        const options = openSloFile(v.openslo);
+        let text: string;
+        try {
+          text = (await readFileBounded(resolve(io.cwd, v.openslo), { ...options, display: v.openslo })).text;
+        } catch (error) {
+          if (error instanceof FileReadError) throw new ImportError(v.openslo, [readIssue(error, options)]);
+          throw error;
+        }
+        const slo = importOpenSlo(parseYamlStream(text, options), { slo: v.slo, intervalMs });
+        const planText = slo.apply(result.text);
+        result = { ...result, text: planText, placeholders: placeholderFields(parseYaml(planText)).length };
+        for (const field of slo.unsupported) io.err(`${v.openslo}: not imported: ${field}`);
+      }
     } catch (error) {
       if (error instanceof ImportError) {
         for (const issue of error.issues) io.err(formatIssue(issue));
@@ -104,7 +149,9 @@ export const importCommand: CliCommand = {
     if (out) {
       writeCliOutput(io, '--out', v.out ?? out, result.text);
       io.err(
-        `wrote ${v.out} (plan ${result.planId}); fill in its ${result.placeholders} placeholder${result.placeholders === 1 ? '' : 's'}, then: chaos-gate validate ${v.out}`,
+        result.placeholders === 0
+          ? `wrote ${v.out} (plan ${result.planId}); check it with: chaos-gate validate ${v.out}`
+          : `wrote ${v.out} (plan ${result.planId}); fill in its ${result.placeholders} placeholder${result.placeholders === 1 ? '' : 's'}, then: chaos-gate validate ${v.out}`,
       );
     } else {
       io.out(result.text.trimEnd());

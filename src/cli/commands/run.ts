@@ -37,6 +37,7 @@ Options:
                               requires entries are checked against (the promotion ladder)
   --prometheus-url <url>      Prometheus HTTP API (or CHAOS_GATE_PROMETHEUS_URL)
   --prometheus-header 'K: V'  extra header, repeatable (or CHAOS_GATE_PROMETHEUS_HEADERS)
+  --alertmanager-url <url>    Alertmanager for abort.alerts (or CHAOS_GATE_ALERTMANAGER_URL)
   --aws-region <region>       AWS Region (or AWS_REGION)
   --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})
   --abort-file <path>         a file whose appearance aborts the run
@@ -62,6 +63,7 @@ export const run: CliCommand = {
       history: { type: 'string', multiple: true },
       'prometheus-url': { type: 'string' },
       'prometheus-header': { type: 'string', multiple: true },
+      'alertmanager-url': { type: 'string' },
       'aws-region': { type: 'string' },
       'queue-timeout': { type: 'string' },
       'abort-file': { type: 'string' },
@@ -117,6 +119,7 @@ export const run: CliCommand = {
           url: values['prometheus-url'],
           ...(values['prometheus-header'] ? { headers: values['prometheus-header'] } : {}),
         },
+        alertmanagerUrl: values['alertmanager-url'],
         awsRegion: values['aws-region'],
         journalPath,
         outputRoots: cliOutputRoots(io),

@@ -203,16 +203,43 @@ export async function ensureKillSwitchAlarm(
   return alarm;
 }
 
-/** Current state of alarms by name or ARN-derived name. */
+/** What chaos-gate reads of an alarm's state, metric or composite. */
+export interface AlarmStateRead {
+  AlarmName?: string | undefined;
+  AlarmArn?: string | undefined;
+  StateValue?: string | undefined;
+  StateReason?: string | undefined;
+}
+
+/**
+ * Current state of alarms by name, metric and composite alike (DescribeAlarms with both AlarmTypes), in
+ * batches of 100 names (the AlarmNames limit), every page of each batch, each call under its deadline.
+ */
 export async function alarmStates(
   cw: CloudWatchClient,
   names: string[],
   signal?: AbortSignal,
-): Promise<Map<string, MetricAlarm>> {
-  const map = new Map<string, MetricAlarm>();
+): Promise<Map<string, AlarmStateRead>> {
+  const map = new Map<string, AlarmStateRead>();
   for (let i = 0; i < names.length; i += 100) {
-    for (const a of await describe(cw, names.slice(i, i + 100), signal))
-      if (a.AlarmName) map.set(a.AlarmName, a);
+    let token: string | undefined;
+    do {
+      const out = await sendWithin(
+        cw,
+        new DescribeAlarmsCommand({
+          AlarmNames: names.slice(i, i + 100),
+          AlarmTypes: ['MetricAlarm', 'CompositeAlarm'],
+          MaxRecords: 100,
+          NextToken: token,
+        }),
+        DEADLINES.cloudwatchDescribeAlarms,
+        'CloudWatch DescribeAlarms',
+        signal,
+      );
+      for (const a of [...(out.MetricAlarms ?? []), ...(out.CompositeAlarms ?? [])])
+        if (a.AlarmName) map.set(a.AlarmName, a);
+      token = out.NextToken;
+    } while (token);
   }
   return map;
 }

@@ -14,7 +14,7 @@ import { asSetupError, classified } from '../aws/setup-error.js';
 import { SetupError } from '../../errors/setup.js';
 import { killSwitchStatus } from './kill-switch-state.js';
 import { ledgerSpent } from './ledger.js';
-import { alarmNameFromArn } from './alarms.js';
+import { alarmNameFromArn, alarmStates } from './alarms.js';
 import { TAG_ATTEMPT, TAG_PLAN, TAG_RUN } from './tags.js';
 import { errorMessage } from '../../errors/message.js';
 
@@ -124,6 +124,40 @@ export function alarmIncidentProbe(
         const message = errorMessage(error);
         return { open: false, detail: `could not read alarm ${name}`, error: message };
       }
+    },
+  };
+}
+
+/**
+ * The states of the existing alarms `abort.alarms` names (metric or composite): a name CloudWatch does
+ * not list is answered as `missing`. A broken set-up (credentials, permission) is a SetupError.
+ */
+export function alarmWatchProbe(cw: CloudWatchClient): {
+  states(
+    names: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, { state: string; reason: string }>>;
+} {
+  return {
+    async states(names, signal) {
+      const found = await classified(() =>
+        alarmStates(
+          cw,
+          names.map((n) => alarmNameFromArn(n)),
+          signal,
+        ),
+      );
+      const out = new Map<string, { state: string; reason: string }>();
+      for (const n of names) {
+        const a = found.get(alarmNameFromArn(n));
+        out.set(
+          n,
+          a
+            ? { state: a.StateValue ?? 'unknown', reason: a.StateReason ?? '' }
+            : { state: 'missing', reason: '' },
+        );
+      }
+      return out;
     },
   };
 }

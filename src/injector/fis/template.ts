@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../plan/schema.js';
 import { ALARM_SOURCE, emptyTargetMode } from '../../plan/fis.js';
+import { abortAlarmStopConditions } from '../../plan/refusals-fis.js';
 import { CHAOS_GATE_TAG_PREFIX } from './tags.js';
 
 /** FIS allows at most 5 stop conditions per template (FIS quotas, SEMANTICS §6). */
@@ -122,14 +123,21 @@ function sortedAccounts(accounts: readonly TargetAccount[] | undefined): TargetA
 export function templateContent(plan: Plan, alarms: { lease: string; killSwitch: string }): TemplateContent {
   // `{source: none}` means "no stop condition"; chaos-gate always adds two, so it drops out.
   const own = plan.fis.stopConditions.filter((s) => s.source !== 'none');
+  // abort.alarms with stopConditions: true — named alarms live in the runner's account and Region, the
+  // lease alarm's; an ARN is taken as written.
+  const alarmPrefix = alarms.lease.replace(/:alarm:.*$/, ':alarm:');
+  const attached = abortAlarmStopConditions(plan).map((n) =>
+    n.startsWith('arn:') ? n : `${alarmPrefix}${n}`,
+  );
   const stopConditions: StopCondition[] = [
     ...own.map((s) => ({ source: s.source, ...(s.value !== undefined ? { value: s.value } : {}) })),
+    ...attached.map((value) => ({ source: ALARM_SOURCE, value })),
     { source: ALARM_SOURCE, value: alarms.lease },
     { source: ALARM_SOURCE, value: alarms.killSwitch },
   ];
   if (stopConditions.length > FIS_MAX_STOP_CONDITIONS) {
     throw new TemplateError(
-      `fis.stopConditions: ${own.length} alarms plus chaos-gate's lease and kill-switch alarms make ` +
+      `fis.stopConditions: ${own.length + attached.length} alarms plus chaos-gate's lease and kill-switch alarms make ` +
         `${stopConditions.length} stop conditions; FIS allows at most ${FIS_MAX_STOP_CONDITIONS}, so list at most ` +
         `${FIS_MAX_STOP_CONDITIONS - 2} in the plan`,
     );

@@ -1,5 +1,6 @@
 /**
- * The CloudWatch alarm operations: PutMetricAlarm (single-metric and metric-math alarms), DescribeAlarms,
+ * The CloudWatch alarm operations: PutMetricAlarm (single-metric and metric-math alarms),
+ * PutCompositeAlarm (composite.ts), DescribeAlarms,
  * DeleteAlarms, SetAlarmState and DescribeAlarmHistory, over the alarm book in `alarms.ts`.
  */
 import { STATIC_COMPARISON_OPERATORS, type Alarm, type AlarmConfig } from './alarms.js';
@@ -12,6 +13,13 @@ import {
   validationError,
 } from './errors.js';
 import type { AlarmStateValue } from './evaluate.js';
+import {
+  MAX_ALARM_RULE,
+  MAX_RULE_ALARMS,
+  parseAlarmRule,
+  ruleAlarms,
+  type CompositeAlarm,
+} from './composite.js';
 import {
   checkDimensions,
   decodeToken,
@@ -200,7 +208,79 @@ function describeAlarm(a: Alarm): Record<string, unknown> {
   };
 }
 
-/** DescribeAlarms: metric alarms by name, prefix, state or action prefix (no composite alarms). */
+function describeComposite(a: CompositeAlarm): Record<string, unknown> {
+  const c = a.config;
+  return {
+    AlarmName: c.AlarmName,
+    AlarmArn: a.arn,
+    AlarmDescription: c.AlarmDescription,
+    AlarmRule: c.AlarmRule,
+    ActionsEnabled: c.ActionsEnabled,
+    AlarmActions: c.AlarmActions,
+    OKActions: c.OKActions,
+    InsufficientDataActions: c.InsufficientDataActions,
+    AlarmConfigurationUpdatedTimestamp: new Date(a.configUpdatedAt),
+    StateValue: a.state,
+    StateReason: a.reason,
+    StateUpdatedTimestamp: new Date(a.stateUpdatedAt),
+    StateTransitionedTimestamp: new Date(a.stateTransitionedAt),
+  };
+}
+
+/**
+ * PutCompositeAlarm: creates or replaces a composite alarm. Every alarm its rule names must exist (a
+ * metric or a composite alarm, not itself); actions suppressors are not modelled and are refused.
+ */
+export function putCompositeAlarm(cw: CloudWatchState, input: Input): Output {
+  const name = str(input.AlarmName);
+  if (name === undefined) throw validationError('The parameter AlarmName is required.');
+  if (name.length < 1 || name.length > 255 || !/^[\x20-\x7e]+$/.test(name))
+    throw validationError(
+      `AlarmName ${JSON.stringify(name.slice(0, 40))} must be 1 to 255 printable ASCII characters.`,
+    );
+  if (cw.alarms.find(name)) throw invalidParameterCombination(`A metric alarm named ${name} already exists.`);
+  const text = str(input.AlarmRule);
+  if (text === undefined) throw validationError('The parameter AlarmRule is required.');
+  if (text.length < 1 || text.length > MAX_ALARM_RULE)
+    throw validationError(`AlarmRule must be 1 to ${MAX_ALARM_RULE} characters.`);
+  let rule: ReturnType<typeof parseAlarmRule>;
+  try {
+    rule = parseAlarmRule(text);
+  } catch (error) {
+    throw validationError(`AlarmRule is not valid: ${(error as Error).message}.`);
+  }
+  const named = [...new Set(ruleAlarms(rule))];
+  if (named.length > MAX_RULE_ALARMS)
+    throw validationError(`AlarmRule names ${named.length} alarms; at most ${MAX_RULE_ALARMS}.`);
+  const missing = named.filter((n) => n === name || (!cw.alarms.find(n) && !cw.composites.find(n)));
+  if (missing.length)
+    throw validationError(
+      `Could not save the composite alarm as alarms [${missing.join(', ')}] in the alarm rule do not exist.`,
+    );
+  if (input.ActionsSuppressor !== undefined)
+    throw validationError('ActionsSuppressor is not supported by the stand-in.');
+  for (const k of ['OKActions', 'AlarmActions', 'InsufficientDataActions']) {
+    const list = (input[k] as string[] | undefined) ?? [];
+    if (list.length > MAX_ACTIONS_PER_STATE)
+      throw validationError(`${k} may hold at most ${MAX_ACTIONS_PER_STATE} actions.`);
+  }
+  cw.composites.put(
+    {
+      AlarmName: name,
+      AlarmRule: text,
+      AlarmDescription: str(input.AlarmDescription),
+      ActionsEnabled: (input.ActionsEnabled as boolean | undefined) ?? true,
+      AlarmActions: (input.AlarmActions as string[] | undefined) ?? [],
+      OKActions: (input.OKActions as string[] | undefined) ?? [],
+      InsufficientDataActions: (input.InsufficientDataActions as string[] | undefined) ?? [],
+    },
+    rule,
+    cw.now(),
+  );
+  return undefined;
+}
+
+/** DescribeAlarms: metric alarms (and composite ones when AlarmTypes asks) by name, prefix, state or action prefix. */
 export function describeAlarms(cw: CloudWatchState, input: Input): Output {
   const names = input.AlarmNames as string[] | undefined;
   const prefix = str(input.AlarmNamePrefix);
@@ -218,7 +298,24 @@ export function describeAlarms(cw: CloudWatchState, input: Input): Output {
     (types === undefined || types.length === 0 || types.includes('MetricAlarm')) &&
     input.ChildrenOfAlarmName === undefined &&
     input.ParentsOfAlarmName === undefined;
+  const wantComposite =
+    types !== undefined &&
+    types.includes('CompositeAlarm') &&
+    input.ChildrenOfAlarmName === undefined &&
+    input.ParentsOfAlarmName === undefined;
   const actionPrefix = str(input.ActionPrefix);
+  const composites = wantComposite
+    ? cw.composites.list().filter((a) => {
+        if (names && names.length > 0 && !names.includes(a.config.AlarmName)) return false;
+        if (prefix !== undefined && !a.config.AlarmName.startsWith(prefix)) return false;
+        if (state !== undefined && a.state !== state) return false;
+        if (actionPrefix !== undefined) {
+          const all = [...a.config.OKActions, ...a.config.AlarmActions, ...a.config.InsufficientDataActions];
+          if (!all.some((x) => x.startsWith(actionPrefix))) return false;
+        }
+        return true;
+      })
+    : [];
   const matching = wantMetric
     ? cw.alarms.list().filter((a) => {
         if (names && names.length > 0 && !names.includes(a.config.AlarmName)) return false;
@@ -233,11 +330,16 @@ export function describeAlarms(cw: CloudWatchState, input: Input): Output {
     : [];
   const key = JSON.stringify([names, prefix, state, max, types, actionPrefix]);
   const offset = decodeToken(str(input.NextToken), key);
-  const page = matching.slice(offset, offset + max);
+  // One listing, metric alarms first, paged as a whole.
+  const all: Array<{ metric: Alarm } | { composite: CompositeAlarm }> = [
+    ...matching.map((metric) => ({ metric })),
+    ...composites.map((composite) => ({ composite })),
+  ];
+  const page = all.slice(offset, offset + max);
   return {
-    CompositeAlarms: [],
-    MetricAlarms: page.map((a) => describeAlarm(a)),
-    ...(offset + max < matching.length ? { NextToken: encodeToken(offset + max, key) } : {}),
+    CompositeAlarms: page.flatMap((x) => ('composite' in x ? [describeComposite(x.composite)] : [])),
+    MetricAlarms: page.flatMap((x) => ('metric' in x ? [describeAlarm(x.metric)] : [])),
+    ...(offset + max < all.length ? { NextToken: encodeToken(offset + max, key) } : {}),
   };
 }
 
@@ -247,10 +349,11 @@ export function deleteAlarms(cw: CloudWatchState, input: Input): Output {
   if (names === undefined) throw validationError('The parameter AlarmNames is required.');
   if (names.length > MAX_ALARM_NAMES)
     throw validationError(`AlarmNames may hold at most ${MAX_ALARM_NAMES} names.`);
-  const missing = names.filter((n) => !cw.alarms.find(n) || n.startsWith('arn:'));
+  const missing = names.filter((n) => (!cw.alarms.find(n) && !cw.composites.find(n)) || n.startsWith('arn:'));
   if (missing.length)
     throw resourceNotFound(`Alarm${missing.length > 1 ? 's' : ''} not found: ${missing.join(', ')}`);
-  cw.alarms.delete(names);
+  for (const n of names) cw.composites.delete(n);
+  cw.alarms.delete(names.filter((n) => cw.alarms.find(n)));
   return undefined;
 }
 
@@ -273,6 +376,12 @@ export function setAlarmState(cw: CloudWatchState, input: Input): Output {
     } catch {
       throw invalidFormat('StateReasonData is not valid JSON.');
     }
+  }
+  const composite = name.startsWith('arn:') ? undefined : cw.composites.find(name);
+  if (composite) {
+    // Not guaranteed to revert: it stands until an alarm of its rule changes.
+    cw.composites.setState(composite, state as AlarmStateValue, reason, cw.now());
+    return undefined;
   }
   const alarm = cw.alarms.find(name);
   if (!alarm || name.startsWith('arn:')) throw resourceNotFound(`Alarm ${name} not found`);

@@ -1,6 +1,7 @@
 /**
  * The sandbox's CloudWatch stand-in, the one object the sandbox server mounts: it routes each operation
- * to the metric operations (`metric-ops.ts`) or the alarm operations (`alarm-ops.ts`) over the wire
+ * to the metric operations (`metric-ops.ts`) or the alarm operations (`alarm-ops.ts`, composite alarms in
+ * `composite.ts`) over the wire
  * protocols of `protocol.ts`, and runs the alarm evaluator (SEMANTICS §1.2, §5).
  *
  * The sandbox server mounts it on its `aws` port: it asks {@link CloudWatchStandIn.handles} for each
@@ -12,10 +13,12 @@ import {
   deleteAlarms,
   describeAlarmHistory,
   describeAlarms,
+  putCompositeAlarm,
   putMetricAlarm,
   setAlarmState,
 } from './alarm-ops.js';
 import { AlarmBook } from './alarms.js';
+import { CompositeBook } from './composite.js';
 import { invalidAction } from './errors.js';
 import type { AlarmStateValue } from './evaluate.js';
 import {
@@ -56,10 +59,13 @@ export class CloudWatchStandIn {
 
   constructor(opts: CloudWatchStandInOptions) {
     const store = new MetricStore();
+    const arnPrefix = `arn:aws:cloudwatch:${opts.region}:${opts.accountId}:alarm:`;
+    const alarms = new AlarmBook(store, arnPrefix);
     this.state = {
       now: opts.now,
       store,
-      alarms: new AlarmBook(store, `arn:aws:cloudwatch:${opts.region}:${opts.accountId}:alarm:`),
+      alarms,
+      composites: new CompositeBook(alarms, arnPrefix, opts.now),
     };
   }
 
@@ -89,7 +95,7 @@ export class CloudWatchStandIn {
 
   /** The state of an alarm by name or ARN; undefined when there is no such alarm. */
   alarmState(arnOrName: string): AlarmStateValue | undefined {
-    return this.state.alarms.find(arnOrName)?.state;
+    return this.state.composites.stateOf(arnOrName);
   }
 
   /** The alarm's current reason and timestamps, for the admin endpoint and tests. */
@@ -108,7 +114,10 @@ export class CloudWatchStandIn {
 
   /** Registers a listener for alarm state transitions (evaluations and SetAlarmState). */
   onAlarmChange(cb: (a: AlarmChangeEvent) => void): void {
-    this.state.alarms.onChange((c) => cb({ name: c.name, arn: c.arn, state: c.state, reason: c.reason }));
+    const tell = (c: AlarmChangeEvent): void =>
+      cb({ name: c.name, arn: c.arn, state: c.state, reason: c.reason });
+    this.state.alarms.onChange(tell);
+    this.state.composites.onChange(tell);
   }
 
   private dispatch(operation: string, input: Input): Output {
@@ -122,6 +131,8 @@ export class CloudWatchStandIn {
         return getMetricStatistics(cw, input);
       case 'PutMetricAlarm':
         return putMetricAlarm(cw, input);
+      case 'PutCompositeAlarm':
+        return putCompositeAlarm(cw, input);
       case 'DescribeAlarms':
         return describeAlarms(cw, input);
       case 'DeleteAlarms':

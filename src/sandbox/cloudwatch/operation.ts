@@ -4,6 +4,7 @@
  * paging.
  */
 import type { AlarmBook } from './alarms.js';
+import type { CompositeBook } from './composite.js';
 import { invalidNextToken, invalidParameterValue } from './errors.js';
 import type { Dimension, MetricStore } from './store.js';
 
@@ -12,6 +13,7 @@ export interface CloudWatchState {
   now: () => number;
   store: MetricStore;
   alarms: AlarmBook;
+  composites: CompositeBook;
 }
 
 /** A decoded request, member names as in the model. */
