@@ -6,7 +6,7 @@
  */
 import { formatDuration } from './duration.js';
 import type { PathSegment } from './load.js';
-import type { Add } from './refusals.js';
+import type { Add } from './refusal-rule.js';
 import type { FisAction, Plan } from './schema.js';
 
 /**
