@@ -453,7 +453,7 @@ const chaosGate = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'out/', '.tmp/', 'coverage/', 'test/lint-fixtures/'] },
+  { ignores: ['dist/', 'node_modules/', 'out/', '.tmp/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -474,6 +474,9 @@ export default tseslint.config(
     files: TYPED,
     plugins: { 'import-x': importX },
     settings: {
+      // Without the TypeScript extensions and parser the plugin reads no .ts file and finds no circle.
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
     },
     rules: {
