@@ -32,3 +32,22 @@ export function formatDuration(ms: number): string {
   if (ms >= 1000) return `${(ms / 1000).toFixed(1)}s`;
   return `${ms}ms`;
 }
+
+/**
+ * Parses an ISO-8601 duration as FIS takes them (`PT60S`, `PT1M`, `PT1H30M`, `P1D`) into ms: the one
+ * reader of FIS's durations (the action limits, the timing refusals, `chaos-gate import`).
+ */
+export function parseIsoDuration(text: string): number | undefined {
+  const m =
+    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      text,
+    );
+  if (!m || text === 'P' || text.endsWith('T')) return undefined;
+  const [, d, h, min, s] = m;
+  return Math.round(
+    Number(d ?? 0) * 86_400_000 +
+      Number(h ?? 0) * 3_600_000 +
+      Number(min ?? 0) * 60_000 +
+      Number(s ?? 0) * 1000,
+  );
+}

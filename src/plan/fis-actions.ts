@@ -7,6 +7,7 @@
  * The sandbox keeps its own copy of these limits (`src/sandbox/fis/catalog.ts`): it stands in for AWS and
  * shares no code with the engine; `test/plan/fis-actions.test.ts` checks the two agree.
  */
+import { parseIsoDuration } from './duration.js';
 
 /** Shortest duration FIS accepts for a duration parameter: one minute (UG-ref, "from one minute to 12 hours"). */
 export const FIS_MIN_ACTION_DURATION_MS = 60_000;
@@ -132,22 +133,6 @@ export const FIS_ACTION_LIMITS: Readonly<Record<string, ActionLimits>> = {
   },
 };
 
-/** Parses an ISO-8601 duration as FIS takes them (`PT1M`, `PT90S`, `PT1H30M`, `P1D`) to ms. */
-export function isoDurationMs(text: string): number | undefined {
-  const m =
-    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      text,
-    );
-  if (!m || text === 'P' || text.endsWith('T')) return undefined;
-  const [, d, h, min, s] = m;
-  return Math.round(
-    Number(d ?? 0) * 86_400_000 +
-      Number(h ?? 0) * 3_600_000 +
-      Number(min ?? 0) * 60_000 +
-      Number(s ?? 0) * 1000,
-  );
-}
-
 /** One way an action breaks its documented limits: the path below the action and what FIS expects. */
 export interface ActionLimitProblem {
   path: (string | number)[];
@@ -212,7 +197,7 @@ export function actionLimitProblems(action: {
 function ruleProblem(rule: ParameterRule, value: string): string | undefined {
   switch (rule.kind) {
     case 'duration': {
-      const ms = isoDurationMs(value);
+      const ms = parseIsoDuration(value);
       if (ms === undefined) return undefined; // refused as action-duration-format, with the fix
       if (ms < rule.min || ms > rule.max) return 'an ISO-8601 duration from PT1M to PT12H';
       return undefined;
