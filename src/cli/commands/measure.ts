@@ -5,7 +5,7 @@
  */
 import { sleepFor } from '../../net/timer.js';
 import { resolve } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { createCloudWatchClient } from '../../injector/aws/clients.js';
 import { REQUESTS_QUERY } from '../../engine/run.js';
 import type { SliStatus } from '../../journal/types.js';
 import { boundText, sliBound, statusOf, withinBound } from '../../engine/bounds.js';
@@ -278,7 +278,9 @@ export const measure: CliCommand = {
       sources = createMetricSources({
         prometheus,
         scrape: { env: planEnv.values },
-        cloudwatch: usesCloudWatch ? new CloudWatchSourceImpl(new CloudWatchClient({})) : undefined,
+        cloudwatch: usesCloudWatch
+          ? new CloudWatchSourceImpl(createCloudWatchClient({ env: io.env }))
+          : undefined,
       });
     } catch (error) {
       if (error instanceof SettingError) throw error;
