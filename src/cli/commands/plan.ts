@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import { reviewPlan } from '../../compose/review.js';
 import { formatIssue, PlanError } from '../../plan/load.js';
-import { PolicyError } from '../../preflight/index.js';
+import { exitOf } from '../../errors/exit.js';
+import { errorMessage } from '../../errors/message.js';
 import { prComment } from '../../report/comment.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
@@ -92,15 +93,12 @@ export const plan: CliCommand = {
       }
       return r.exitCode;
     } catch (error) {
-      if (error instanceof PlanError) {
-        for (const issue of error.issues) io.err(formatIssue(issue));
-        return 2;
-      }
-      if (error instanceof PolicyError) {
-        io.err(error.message);
-        return 2;
-      }
-      throw error;
+      const exit = exitOf(error);
+      if (exit?.verdict !== 'refused') throw error;
+      // An unusable plan lists its issues; any other file its heading with them (errors/exit.ts).
+      if (error instanceof PlanError) for (const issue of error.issues) io.err(formatIssue(issue));
+      else io.err(errorMessage(error));
+      return exit.code;
     }
   },
 };
