@@ -3,7 +3,7 @@ import * as core from '@actions/core';
 import { InputError, parseInputs } from './inputs.js';
 import { EXIT_BAD_INPUT, runFromInputs, type ActionDeps } from './run.js';
 import { defaultDeps } from './wiring.js';
-import { isBadInput } from '../errors/bad-input.js';
+import { exitOf } from '../errors/exit.js';
 import { registerEnvironmentSecrets } from '../security/environment.js';
 import { redact, secrets } from '../security/redact.js';
 import { errorMessage } from '../errors/message.js';
@@ -39,6 +39,6 @@ export async function run(deps?: (signal: AbortSignal) => ActionDeps): Promise<v
     process.exitCode = code;
   } catch (err) {
     core.setFailed(redact(`chaos-gate: ${errorMessage(err)}`));
-    process.exitCode = isBadInput(err) ? EXIT_BAD_INPUT : 1;
+    process.exitCode = exitOf(err)?.code ?? 1;
   }
 }

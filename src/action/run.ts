@@ -15,13 +15,12 @@ import {
 } from '../journal/types.js';
 import { formatIssue } from '../files/issue.js';
 import { PlanError } from '../plan/errors.js';
-import { PolicyError } from '../preflight/policy-error.js';
 import type { PlanReview } from '../report/comment.js';
 import type { Locate } from '../report/check-run.js';
 import type { GitHubReporter, GitHubReporterOptions, SummaryFallback } from '../report/github.js';
 import { JOB_SUMMARY_LIMIT_BYTES, trimToLimit } from '../report/limits.js';
 import { decideTrust, githubContextFromEnv, pullLookup, readEvent, runUrl } from './context.js';
-import { isBadInput } from '../errors/bad-input.js';
+import { EXIT_BAD_INPUT, exitOf } from '../errors/exit.js';
 import { redact, redactDeep } from '../security/redact.js';
 import { forLog, logLines } from '../security/log-text.js';
 import { mdCode, mdCodeBlock, mdText } from '../security/markdown-text.js';
@@ -38,8 +37,8 @@ export { STATE };
 const CANCELLED_NOTICE =
   'the step was cancelled; the post step verifies that the experiment stopped and completes the check run as cancelled';
 
-/** Exit code for input that cannot be used (SPEC §4: 2 also covers unreadable input). */
-export const EXIT_BAD_INPUT = 2;
+/** Exit code for input that cannot be used: errors/exit.ts's, re-exported for the action's main step. */
+export { EXIT_BAD_INPUT };
 
 /** The slice of `@actions/core` the action uses (a fake in tests, the real module in main.ts). */
 export interface ActionCore {
@@ -302,21 +301,26 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     journal = await deps.runGate(request);
   } catch (err) {
     log?.close();
-    if (isBadInput(err)) {
+    // How the error ends the step is the error's to say (errors/exit.ts): bad input `failed`, an
+    // unusable file `refused`, both exit 2; anything else is unexpected.
+    const exit = exitOf(err);
+    if (exit?.verdict === 'failed') {
       // A setting the run needs is missing or unusable (compose/setup.ts): `failed` with exit 2, found
       // before anything was sent. Never `not-run`, which a workflow may map to skipped or neutral.
-      const reason = redact(err.message);
+      const reason = redact(errorMessage(err));
       core.saveState(STATE.finished, 'true');
       setOutputs(core, outputsWithoutJournal('failed', reason));
       if (await reporter?.finishCheck('failure', 'failed: a setting is missing or unusable', reason))
         core.saveState(STATE.checkRunCompleted, 'true');
       await core.writeSummary(jobSummary(`## 💥 failed\n\n> ${reason}\n`, reporter?.fallbacks ?? []));
       announceVerdict(core, 'failed', reason);
-      return EXIT_BAD_INPUT;
+      return exit.code;
     }
-    if (err instanceof PlanError || err instanceof PolicyError) {
+    if (exit?.verdict === 'refused') {
       // SPEC §4: an unreadable or invalid plan or policy is refused with exit 2, nothing touched.
-      const reason = redact(err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : err.message);
+      const reason = redact(
+        err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : errorMessage(err),
+      );
       core.saveState(STATE.finished, 'true');
       setOutputs(core, outputsWithoutJournal('refused', reason));
       if (await reporter?.finishCheck('failure', 'refused: the plan is invalid', reason))
@@ -325,7 +329,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
         jobSummary(`## ⛔ refused\n\n${mdCodeBlock(reason)}\n`, reporter?.fallbacks ?? []),
       );
       announceVerdict(core, 'refused', reason);
-      return EXIT_CODES.refused;
+      return exit.code;
     }
     // The engine turns every failure it understands into the `failed` verdict; this is the rest.
     const reason = `the run failed before a verdict was recorded: ${message(err)}`;

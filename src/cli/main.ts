@@ -4,7 +4,8 @@
  */
 import { commands } from './commands/index.js';
 import { UsageError, type CliIo } from './command.js';
-import { isBadInput } from '../errors/bad-input.js';
+import { exitOf } from '../errors/exit.js';
+import { errorMessage } from '../errors/message.js';
 import { registerEnvironmentSecrets } from '../security/environment.js';
 import { redact } from '../security/redact.js';
 import { logLines } from '../security/log-text.js';
@@ -76,9 +77,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return EXIT_USAGE;
     }
     // Bad input (a setting, a URL, a file) is the user's to fix: the message alone, never a stack trace.
-    if (isBadInput(error)) {
-      io.err(redact(`chaos-gate ${entry.name}: ${error.message}`));
-      return EXIT_USAGE;
+    // An error that says how it ends the process (errors/exit.ts): its message alone and its code.
+    const exit = exitOf(error);
+    if (exit) {
+      io.err(redact(`chaos-gate ${entry.name}: ${errorMessage(error)}`));
+      return exit.code;
     }
     io.err(redact(`chaos-gate ${entry.name}: ${unexpected(error, io.env)}`));
     return EXIT_FAILED;

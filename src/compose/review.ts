@@ -29,8 +29,8 @@ import { budgetStoreOf, runKeyOf } from './run.js';
 import { killSwitchProbe, ledgerReader } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { createMetricSources, prometheusOptionsFrom, type PrometheusInputs } from '../metrics/index.js';
-import { candidateCounter, createTaggingClient, withTags } from '../injector/aws/tagging.js';
-import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
+import { candidateCounter, withTags } from '../injector/aws/tagging.js';
+import { fisInjectorOf, taggingClientOf } from './aws.js';
 
 export interface ReviewOptions {
   planPath: string;
@@ -121,7 +121,7 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
   const sources = clients
     ? createMetricSources({ prometheus, cloudwatch: new CloudWatchSourceImpl(clients.cloudwatch) })
     : undefined;
-  const tagging = clients ? createTaggingClient({ region: clients.region }) : undefined;
+  const tagging = clients ? taggingClientOf(clients) : undefined;
   const preflight = runGates(loaded, {
     catalog: await readCatalog(
       plan,
@@ -165,15 +165,11 @@ export async function reviewPlan(o: ReviewOptions): Promise<ReviewResult> {
     const ctx = { runId: o.runId ?? `plan-review-${clock.now()}`, attempt: 1 };
     // The review's own lease key: never a run's, so a review cannot keep a run's lease alive.
     const reviewKey = runKeyOf(`review:${ctx.runId}:${randomUUID()}`, ctx.attempt, plan.id);
-    const injector = new FisInjector({
-      fis: clients.fis,
-      leaseKey: reviewKey,
-      cloudwatch: clients.cloudwatch,
-      region: clients.region,
+    // Tags per account, EKS pods by their cluster's tags: the same assembly, and lookup, as a run's.
+    const injector = fisInjectorOf(clients, tagging ?? taggingClientOf(clients), {
+      env: o.env,
       clock,
-      // Tags per account, EKS pods by their cluster's tags: the same lookup a run makes.
-      ...(tagging ? { tagging } : {}),
-      taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
+      leaseKey: reviewKey,
     });
     let resolution: Awaited<ReturnType<FisInjector['resolveTargets']>>;
     try {

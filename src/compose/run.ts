@@ -20,7 +20,6 @@ import { loadPlan, type LoadedPlan } from '../plan/load.js';
 import { budgetDamageSli } from '../plan/budget-damage.js';
 import type { AwsClients } from '../injector/aws/clients.js';
 import { startEarlyReads, type EarlyReads } from './early.js';
-import { FisInjector } from '../injector/fis/injector.js';
 import { CloudWatchLease } from '../injector/fis/alarms.js';
 import { recordDamage } from '../injector/fis/ledger.js';
 import { createSsmClient, keyOf, SsmClaims } from '../injector/aws/ssm-claims.js';
@@ -35,8 +34,8 @@ import {
   ledgerReader,
 } from '../injector/fis/probes.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
-import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
-import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
+import { candidateCounter } from '../injector/aws/tagging.js';
+import { fisInjectorOf, taggingClientOf } from './aws.js';
 import {
   createMetricSources,
   prometheusBudgetStore,
@@ -239,17 +238,13 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const claims = new SsmClaims(ssm, () => clock.now());
   const reservations = new BudgetReservations(claims, who, clock);
   const ledger = ledgerReader(clients.cloudwatch);
-  const tagging = createTaggingClient({ region: clients.region });
-  const injector = new FisInjector({
-    fis: clients.fis,
-    tagging,
-    taggingFor: targetAccountTaggingFromEnv(o.env, clients.region, clients.fis.config.credentials),
-    cloudwatch: clients.cloudwatch,
-    region: clients.region,
+  const tagging = taggingClientOf(clients);
+  const injector = fisInjectorOf(clients, tagging, {
+    env: o.env,
     clock,
-    ...(o.drift ? { drift: o.drift } : {}),
     leaseKey: runKey,
     log,
+    ...(o.drift ? { drift: o.drift } : {}),
   });
   const preflight = runGates(loaded, {
     catalog,

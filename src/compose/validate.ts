@@ -6,8 +6,9 @@
  */
 import { dirname, resolve } from 'node:path';
 import { planFileReader } from '../files/read.js';
-import { formatIssue, loadPlan, PlanError, type PlanIssue } from '../plan/load.js';
-import { PolicyError } from '../preflight/policy.js';
+import { formatIssue, loadPlan, type PlanIssue } from '../plan/load.js';
+import { exitOf } from '../errors/exit.js';
+import { DocumentError } from '../files/issue.js';
 import { loadPolicy, readCatalog } from './inputs.js';
 import { staticStageRefusals, type LocatedRefusal } from './gates.js';
 
@@ -43,7 +44,8 @@ export async function validatePlanFile(file: string, o: ValidateOptions): Promis
     const refusals = await staticStageRefusals(loaded, { policy, catalog }, o.now ?? Date.now());
     return { valid: refusals.length === 0, file, digest: loaded.digest, issues: [], refusals };
   } catch (error) {
-    if (error instanceof PlanError || error instanceof PolicyError)
+    // An unusable plan or policy is refused with its issues (errors/exit.ts); anything else is unexpected.
+    if (exitOf(error)?.verdict === 'refused' && error instanceof DocumentError)
       return { valid: false, file, issues: error.issues, refusals: [] };
     throw error;
   }

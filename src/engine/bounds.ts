@@ -1,6 +1,12 @@
-/** Bounds and abort thresholds: evaluation and the text that reasons quote. */
+/**
+ * Bounds and abort thresholds: evaluation and the text that reasons quote. The one bound evaluator: the
+ * run's engine, `chaos-gate measure` and the reports all compare a value with a bound here, and print it
+ * with the journal's `formatValue`.
+ */
 import type { AbortRule, Bound, Expectation, SourceSpec } from '../plan/schema.js';
+import type { SliStatus } from '../journal/types.js';
 import { formatValue } from '../journal/format.js';
+import type { Reading } from '../metrics/source.js';
 
 /** Renders a bound as written in journals: `<= 0.18`, `>= 0.998`, `in [40, 60]`. */
 export function boundText(bound: Bound): string {
@@ -26,6 +32,16 @@ export function breachText(bound: Bound, value: number): string {
   if (bound.min !== undefined) return `${v} < ${formatValue(bound.min)}`;
   if (bound.between !== undefined) return `${v} outside ${boundText(bound).slice(3)}`;
   return v;
+}
+
+/**
+ * The status of a reading against a bound: a value outside it is a `breach`; no-data and error pass
+ * through, and a value that is not a finite number is no-data (never within a bound).
+ */
+export function statusOf(reading: Pick<Reading, 'value' | 'status'>, bound: Bound): SliStatus {
+  if (reading.status !== 'ok' || reading.value === null || !Number.isFinite(reading.value))
+    return reading.status === 'ok' ? 'no-data' : reading.status;
+  return withinBound(bound, reading.value) ? 'ok' : 'breach';
 }
 
 /** The bound an SLI declares at its top level. */

@@ -1,4 +1,5 @@
 /** Error helpers the engine shares: one wording of an unknown error, and the refusal behind a wrapped one. */
+import { findCause } from '../errors/exit.js';
 import { errorMessage } from '../errors/message.js';
 import { InjectorRefusal } from '../injector/injector.js';
 
@@ -6,10 +7,7 @@ export { errorMessage } from '../errors/message.js';
 
 /** The InjectorRefusal behind an error, if any (`step()` wraps errors with context, keeping the cause). */
 export function refusalOf(error: unknown): InjectorRefusal | undefined {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof InjectorRefusal) return e;
-  }
-  return undefined;
+  return findCause(error, (e): e is InjectorRefusal => e instanceof InjectorRefusal);
 }
 
 /** Adds context to an error thrown by a dependency, keeping the original as the cause. */

@@ -4,6 +4,8 @@
  * so the run ends `failed` (see preflight/setup-error.ts for why).
  */
 
+import { findCause } from './exit.js';
+
 /** Thrown by a probe when the set-up is broken (credentials, permissions, endpoint), not merely busy. */
 export class SetupError extends Error {
   override name = 'SetupError';
@@ -11,8 +13,5 @@ export class SetupError extends Error {
 
 /** The SetupError in `error`'s cause chain, if any. */
 export function findSetupError(error: unknown): SetupError | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof SetupError) return e;
-  }
-  return undefined;
+  return findCause(error, (e): e is SetupError => e instanceof SetupError);
 }

@@ -5,6 +5,8 @@
  * not load the YAML library.
  */
 
+import { REFUSED_INPUT, type HasExit } from '../errors/exit.js';
+
 /** One step of a field path: a mapping key or a list index. */
 export type PathSegment = string | number;
 
@@ -39,8 +41,10 @@ export function formatIssue(issue: DocumentIssue): string {
  * A file that cannot be used: `<file>: invalid <noun> (N issues)` and then one {@link formatIssue} line
  * per issue. Each kind of file has its subclass (`PlanError`, `PolicyError`, …) so callers can tell them apart.
  */
-export class DocumentError extends Error {
+export class DocumentError extends Error implements HasExit {
   override name = 'DocumentError';
+  /** Refused with exit 2, nothing touched (errors/exit.ts). */
+  readonly exit = REFUSED_INPUT;
   constructor(
     readonly file: string,
     readonly issues: DocumentIssue[],

@@ -12,7 +12,16 @@
  * width with the count, minimum, maximum, outside and no-data readings of each, so a chart drawn from it
  * shows every extreme the run had.
  */
-import type { Journal, Measurement, Phase, SliStatus, SliValue } from './types.js';
+import type {
+  Journal,
+  Measurement,
+  MeasurementSummary,
+  Phase,
+  SliStatus,
+  SliValue,
+  SummaryBucket,
+  SummarySeries,
+} from './types.js';
 
 /** Whole measurements a journal object keeps; beyond it they are thinned (every other one, repeatedly). */
 export const MAX_KEPT_MEASUREMENTS = 1000;
@@ -20,45 +29,7 @@ export const MAX_KEPT_MEASUREMENTS = 1000;
 /** Buckets per summary series; the width doubles whenever the run outgrows them. */
 export const MAX_SUMMARY_BUCKETS = 400;
 
-/**
- * One bucket of a summary series: `[from, count, min, max, outside, noData]`. `from` is the bucket's
- * start (epoch ms; it covers `[from, from + bucketMs)`), `count` the readings in it, `min`/`max` over the
- * finite values (null when none), `outside` the readings recorded as a breach, `noData` the readings
- * with no data or an error (a measurement without the series counts there too).
- */
-export type SummaryBucket = [
-  from: number,
-  count: number,
-  min: number | null,
-  max: number | null,
-  outside: number,
-  noData: number,
-];
-
-export interface SummarySeries {
-  name: string;
-  kind: 'sli' | 'expectation' | 'requests';
-  /** Buckets in time order; buckets without a reading are left out. */
-  buckets: SummaryBucket[];
-}
-
-/** The bounded account of every measurement of a run (see the module comment). */
-export interface MeasurementSummary {
-  /** Every measurement taken. */
-  measurements: number;
-  /** Of them, how many `measurements` of the journal holds (equal: none was left out). */
-  kept: number;
-  phases: Record<Phase, number>;
-  firstAt?: number;
-  lastAt?: number;
-  /** The last steady-state measurement's time (the time origin of a run that never injected). */
-  lastSteadyAt?: number;
-  /** Width of every bucket, ms: the resolution of the series. */
-  bucketMs: number;
-  /** Where the buckets are counted from (the first measurement's time). */
-  originAt?: number;
-  series: SummarySeries[];
-}
+export type { MeasurementSummary, SummaryBucket, SummarySeries } from './types.js';
 
 const STATUS_CODES: Record<SliStatus, number> = { ok: 1, breach: 2, 'no-data': 3, error: 4 };
 const STATUSES: readonly (SliStatus | undefined)[] = [undefined, 'ok', 'breach', 'no-data', 'error'];

@@ -2,7 +2,7 @@
  * Number and time formatting shared by the engine's reasons and the renderers, so a reason string and
  * the report quote a value identically, and the one clock every report reads times on.
  */
-import type { Journal } from './types.js';
+import type { Journal, TimeOriginKind } from './types.js';
 
 /** Significant digits shown for a measured value: enough for 0.9991 and 0.612 without float noise. */
 const SIGNIFICANT_DIGITS = 4;
@@ -65,7 +65,7 @@ export function formatSeconds(ms: number): string {
 }
 
 /** What offset 0 is on a report's clock; see `timeOrigin`. */
-export type TimeOriginKind = 'injection' | 'last-steady' | 'start';
+export type { TimeOriginKind } from './types.js';
 
 export interface TimeOrigin {
   /** Epoch milliseconds of offset 0. */

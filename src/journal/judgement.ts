@@ -17,9 +17,42 @@
  * Recovery readings are held to the steady bound (the system is back when it is back to its steady
  * state); they are counted per SLI under `recovery`, never mixed with the fault's counts.
  */
-import type { Journal, JournalEvent, Measurement, SliValue, Timings, Verdict } from './types.js';
-import { formatOffset, formatSeconds, formatValue, timeOrigin, type TimeOriginKind } from './format.js';
+import type {
+  ActionJudgement,
+  ExpectationJudgement,
+  ExpectationStatus,
+  Journal,
+  JournalEvent,
+  JudgedSli,
+  JudgeInput,
+  Judgement,
+  LatencyFigures,
+  Measurement,
+  PhaseCounts,
+  ReadingPoint,
+  SliJudgement,
+  SliValue,
+  Timings,
+  Tolerance,
+  Verdict,
+} from './types.js';
+import { formatOffset, formatSeconds, formatValue, timeOrigin } from './format.js';
 import { allMeasurements } from './columns.js';
+
+// The judgement's shape is part of the journal's (types.ts); re-exported for the modules that judge.
+export type {
+  Tolerance,
+  JudgedSli,
+  JudgeInput,
+  ReadingPoint,
+  PhaseCounts,
+  SliJudgement,
+  ExpectationStatus,
+  ExpectationJudgement,
+  LatencyFigures,
+  ActionJudgement,
+  Judgement,
+} from './types.js';
 
 /** Worst first. `refused`/`not-run` happen before injection, so they rank after only `failed`. */
 export const VERDICT_ORDER: readonly Verdict[] = [
@@ -33,122 +66,8 @@ export const VERDICT_ORDER: readonly Verdict[] = [
 ];
 
 /** How many fault readings outside the bound a hypothesis forgives (the plan's `tolerance`). */
-export interface Tolerance {
-  /** At most this many judged readings outside the bound. */
-  outside?: number;
-  /** At most this share (0..1) of the judged readings outside the bound, rounded down. */
-  share?: number;
-  /** Never more than this many outside readings in a row. */
-  consecutive?: number;
-}
-
-/** An SLI as the judgement needs it; the header's `slis` entries are this shape. */
-export interface JudgedSli {
-  name: string;
-  during: boolean;
-  bound?: string;
-  steadyBound?: string;
-  /** Readings less than this long after the injection are settling (default 0). */
-  settleMs?: number;
-  tolerance?: Tolerance;
-}
-
-/** `M`: how the measurements come — an array, or any sequence read once per pass (a long run's columns). */
-export interface JudgeInput<M extends Iterable<Measurement> = readonly Measurement[]> {
-  slis: readonly JudgedSli[];
-  expectations: readonly { name: string; withinMs: number; bound?: string }[];
-  /** Every measurement, in order. */
-  measurements: M;
-  events: readonly JournalEvent[];
-  timings: Timings;
-  /** The run's start, the time origin when nothing was injected or measured. */
-  startedAt?: number;
-}
-
 /** A judge input whose measurements are any sequence. */
 export type StreamInput = JudgeInput<Iterable<Measurement>>;
-
-/** A reading on the run's clock: its time, offset from the time origin (ms) and value. */
-export interface ReadingPoint {
-  at: number;
-  offsetMs: number;
-  value: number | null;
-}
-
-/** One SLI's readings in one phase. `outside` is against `bound`, the bound of that phase. */
-export interface PhaseCounts {
-  bound: string;
-  /** Measurements taken in this phase (every one of them should carry a reading of the SLI). */
-  measured: number;
-  within: number;
-  outside: number;
-  /** No data, error, or no reading at all. */
-  noData: number;
-  /** Longest run of consecutive outside readings (a no-data reading neither extends nor ends one). */
-  longestRun: number;
-  /** The first and the worst (furthest on the wrong side) reading outside the bound. */
-  first?: ReadingPoint;
-  worst?: ReadingPoint;
-  /** The reading furthest toward the wrong side of the bound, in or out of it. */
-  extreme?: ReadingPoint;
-  /** The first reading without data, and why. */
-  firstNoData?: ReadingPoint & { error: string };
-}
-
-export interface SliJudgement {
-  name: string;
-  during: boolean;
-  settleMs: number;
-  /** The tolerance as declared (empty: strict). */
-  tolerance: Tolerance;
-  /** Outside readings the tolerance allows in the judged fault readings. */
-  allowed: number;
-  /** Outside readings forgiven: all of them when within the tolerance, none when beyond it. */
-  tolerated: number;
-  /** true: within bound and tolerance; false: beyond; null: not judged during the fault. */
-  held: boolean | null;
-  /** What broke the tolerance, when `held` is false: too many, or too long a run. */
-  exceeded?: 'count' | 'consecutive';
-  steady?: PhaseCounts;
-  /** Fault readings before `settleMs`, shown against the fault bound but not judged. */
-  settling?: PhaseCounts;
-  /** Fault readings from `settleMs` on: the hypothesis. */
-  fault?: PhaseCounts;
-  recovery?: PhaseCounts;
-}
-
-export type ExpectationStatus = 'met' | 'late' | 'unmet' | 'blind' | 'cut-short';
-
-export interface ExpectationJudgement {
-  name: string;
-  bound?: string;
-  withinMs: number;
-  status: ExpectationStatus;
-  /** When it was first seen (met or late). */
-  seen?: ReadingPoint;
-  /** Fault measurements in which it was read. */
-  measured: number;
-  /** Lowest and highest value read, when not seen. */
-  range?: [number, number];
-  /** When the gate stopped the fault before `within` was over (cut-short). */
-  stoppedAt?: ReadingPoint;
-}
-
-/**
- * Named latency figures, milliseconds, one definition each (docs/plan-format.md, "Latency figures"):
- * - `tripToStopRequestMs`: the measurement that completed an abort rule → StopExperiment sent;
- * - `breachToStopRequestMs`: the first fault reading outside its fault bound (settling included) →
- *   StopExperiment sent;
- * - `stopRequestToStoppedMs`: StopExperiment sent → FIS reported the experiment ended;
- * - `breachToStoppedMs`: the first fault reading outside its fault bound → FIS reported it ended.
- */
-export interface LatencyFigures {
-  tripToStopRequestMs?: number;
-  breachToStopRequestMs?: number;
-  stopRequestToStoppedMs?: number;
-  breachToStoppedMs?: number;
-}
-
 /** Labels of the latency figures, the same in every report. */
 export const LATENCY_LABELS: Record<keyof LatencyFigures, string> = {
   tripToStopRequestMs: 'abort rule tripped → stop requested',
@@ -156,32 +75,6 @@ export const LATENCY_LABELS: Record<keyof LatencyFigures, string> = {
   stopRequestToStoppedMs: 'stop requested → FIS ended',
   breachToStoppedMs: 'first breach → FIS ended',
 };
-
-export interface ActionJudgement {
-  name: string;
-  /** FIS's last reported state of the action. */
-  status: string;
-  /** FIS reported it running (or completed, stopping, stopped) at some point. */
-  ran: boolean;
-}
-
-export interface Judgement {
-  version: 1;
-  verdict: Verdict;
-  reason: string;
-  /** Offset 0 of every figure here (see timeOrigin). */
-  origin: { at: number; kind: TimeOriginKind };
-  slis: SliJudgement[];
-  expectations: ExpectationJudgement[];
-  recovery: { measured: boolean; recovered: boolean | null; recoveryMs?: number };
-  latency: LatencyFigures;
-  /** FIS actions by their last reported state; empty when FIS reported none. */
-  actions: ActionJudgement[];
-  /** Whether the fault ran: an action was seen running; null when nothing was started. */
-  faultRan: boolean | null;
-  /** The first fault reading outside its fault bound, any SLI (settling included). */
-  firstBreach?: ReadingPoint & { sli: string };
-}
 
 interface Candidate {
   verdict: Verdict;

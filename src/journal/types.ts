@@ -2,8 +2,6 @@
  * The journal is the single record of a run: every measurement and event behind the verdict.
  * Renderers are pure functions of it.
  */
-import type { Judgement, Tolerance } from './judgement.js';
-import type { MeasurementSummary } from './columns.js';
 export const VERDICTS = [
   'held',
   'deviated',
@@ -181,4 +179,188 @@ export interface Journal extends JournalHeader {
   judgement?: Judgement;
   /** True when the final record was written; false for a prefix recovered after a crash. */
   complete: boolean;
+}
+
+/** What offset 0 of a run's figures is: the injection, the last steady measurement, or the start. */
+export type TimeOriginKind = 'injection' | 'last-steady' | 'start';
+
+// The judgement's shape (src/journal/judgement.ts computes it): the journal carries it.
+
+export interface Tolerance {
+  /** At most this many judged readings outside the bound. */
+  outside?: number;
+  /** At most this share (0..1) of the judged readings outside the bound, rounded down. */
+  share?: number;
+  /** Never more than this many outside readings in a row. */
+  consecutive?: number;
+}
+
+/** An SLI as the judgement needs it; the header's `slis` entries are this shape. */
+export interface JudgedSli {
+  name: string;
+  during: boolean;
+  bound?: string;
+  steadyBound?: string;
+  /** Readings less than this long after the injection are settling (default 0). */
+  settleMs?: number;
+  tolerance?: Tolerance;
+}
+
+/** `M`: how the measurements come — an array, or any sequence read once per pass (a long run's columns). */
+export interface JudgeInput<M extends Iterable<Measurement> = readonly Measurement[]> {
+  slis: readonly JudgedSli[];
+  expectations: readonly { name: string; withinMs: number; bound?: string }[];
+  /** Every measurement, in order. */
+  measurements: M;
+  events: readonly JournalEvent[];
+  timings: Timings;
+  /** The run's start, the time origin when nothing was injected or measured. */
+  startedAt?: number;
+}
+
+/** A reading on the run's clock: its time, offset from the time origin (ms) and value. */
+export interface ReadingPoint {
+  at: number;
+  offsetMs: number;
+  value: number | null;
+}
+
+/** One SLI's readings in one phase. `outside` is against `bound`, the bound of that phase. */
+export interface PhaseCounts {
+  bound: string;
+  /** Measurements taken in this phase (every one of them should carry a reading of the SLI). */
+  measured: number;
+  within: number;
+  outside: number;
+  /** No data, error, or no reading at all. */
+  noData: number;
+  /** Longest run of consecutive outside readings (a no-data reading neither extends nor ends one). */
+  longestRun: number;
+  /** The first and the worst (furthest on the wrong side) reading outside the bound. */
+  first?: ReadingPoint;
+  worst?: ReadingPoint;
+  /** The reading furthest toward the wrong side of the bound, in or out of it. */
+  extreme?: ReadingPoint;
+  /** The first reading without data, and why. */
+  firstNoData?: ReadingPoint & { error: string };
+}
+
+export interface SliJudgement {
+  name: string;
+  during: boolean;
+  settleMs: number;
+  /** The tolerance as declared (empty: strict). */
+  tolerance: Tolerance;
+  /** Outside readings the tolerance allows in the judged fault readings. */
+  allowed: number;
+  /** Outside readings forgiven: all of them when within the tolerance, none when beyond it. */
+  tolerated: number;
+  /** true: within bound and tolerance; false: beyond; null: not judged during the fault. */
+  held: boolean | null;
+  /** What broke the tolerance, when `held` is false: too many, or too long a run. */
+  exceeded?: 'count' | 'consecutive';
+  steady?: PhaseCounts;
+  /** Fault readings before `settleMs`, shown against the fault bound but not judged. */
+  settling?: PhaseCounts;
+  /** Fault readings from `settleMs` on: the hypothesis. */
+  fault?: PhaseCounts;
+  recovery?: PhaseCounts;
+}
+
+export type ExpectationStatus = 'met' | 'late' | 'unmet' | 'blind' | 'cut-short';
+
+export interface ExpectationJudgement {
+  name: string;
+  bound?: string;
+  withinMs: number;
+  status: ExpectationStatus;
+  /** When it was first seen (met or late). */
+  seen?: ReadingPoint;
+  /** Fault measurements in which it was read. */
+  measured: number;
+  /** Lowest and highest value read, when not seen. */
+  range?: [number, number];
+  /** When the gate stopped the fault before `within` was over (cut-short). */
+  stoppedAt?: ReadingPoint;
+}
+
+/**
+ * Named latency figures, milliseconds, one definition each (docs/plan-format.md, "Latency figures"):
+ * - `tripToStopRequestMs`: the measurement that completed an abort rule → StopExperiment sent;
+ * - `breachToStopRequestMs`: the first fault reading outside its fault bound (settling included) →
+ *   StopExperiment sent;
+ * - `stopRequestToStoppedMs`: StopExperiment sent → FIS reported the experiment ended;
+ * - `breachToStoppedMs`: the first fault reading outside its fault bound → FIS reported it ended.
+ */
+export interface LatencyFigures {
+  tripToStopRequestMs?: number;
+  breachToStopRequestMs?: number;
+  stopRequestToStoppedMs?: number;
+  breachToStoppedMs?: number;
+}
+
+export interface ActionJudgement {
+  name: string;
+  /** FIS's last reported state of the action. */
+  status: string;
+  /** FIS reported it running (or completed, stopping, stopped) at some point. */
+  ran: boolean;
+}
+
+export interface Judgement {
+  version: 1;
+  verdict: Verdict;
+  reason: string;
+  /** Offset 0 of every figure here (see timeOrigin). */
+  origin: { at: number; kind: TimeOriginKind };
+  slis: SliJudgement[];
+  expectations: ExpectationJudgement[];
+  recovery: { measured: boolean; recovered: boolean | null; recoveryMs?: number };
+  latency: LatencyFigures;
+  /** FIS actions by their last reported state; empty when FIS reported none. */
+  actions: ActionJudgement[];
+  /** Whether the fault ran: an action was seen running; null when nothing was started. */
+  faultRan: boolean | null;
+  /** The first fault reading outside its fault bound, any SLI (settling included). */
+  firstBreach?: ReadingPoint & { sli: string };
+}
+
+/**
+ * One bucket of a summary series: `[from, count, min, max, outside, noData]`. `from` is the bucket's
+ * start (epoch ms; it covers `[from, from + bucketMs)`), `count` the readings in it, `min`/`max` over the
+ * finite values (null when none), `outside` the readings recorded as a breach, `noData` the readings
+ * with no data or an error (a measurement without the series counts there too).
+ */
+export type SummaryBucket = [
+  from: number,
+  count: number,
+  min: number | null,
+  max: number | null,
+  outside: number,
+  noData: number,
+];
+
+export interface SummarySeries {
+  name: string;
+  kind: 'sli' | 'expectation' | 'requests';
+  /** Buckets in time order; buckets without a reading are left out. */
+  buckets: SummaryBucket[];
+}
+
+/** The bounded account of every measurement of a run (see the module comment). */
+export interface MeasurementSummary {
+  /** Every measurement taken. */
+  measurements: number;
+  /** Of them, how many `measurements` of the journal holds (equal: none was left out). */
+  kept: number;
+  phases: Record<Phase, number>;
+  firstAt?: number;
+  lastAt?: number;
+  /** The last steady-state measurement's time (the time origin of a run that never injected). */
+  lastSteadyAt?: number;
+  /** Width of every bucket, ms: the resolution of the series. */
+  bucketMs: number;
+  /** Where the buckets are counted from (the first measurement's time). */
+  originAt?: number;
+  series: SummarySeries[];
 }

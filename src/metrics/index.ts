@@ -20,7 +20,6 @@ export { PrometheusSource, substituteWindow, type PrometheusOptions } from './pr
 export { REDACTED } from '../security/redact.js';
 export { credentialsFromEnv, type CredentialsProvider, type AwsCredentials } from './prometheus/sigv4.js';
 export { ScrapeMetricSource, type ScrapeOptions } from './scrape/source.js';
-export { checkBound, describeBound, statusOf, type BoundSpec } from './bounds.js';
 export {
   incidentOpen,
   prometheusBudgetStore,

@@ -1,4 +1,5 @@
 /** Durations in plans are strings such as `500ms`, `5s`, `2m`, `1h`, `30d`; internally milliseconds. */
+import { isoDurationMs } from '../fis-reference/actions.js';
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** What a duration field accepts, phrased for error messages. */
@@ -32,3 +33,9 @@ export function formatDuration(ms: number): string {
   if (ms >= 1000) return `${(ms / 1000).toFixed(1)}s`;
   return `${ms}ms`;
 }
+
+/**
+ * Parses an ISO-8601 duration as FIS takes them (`PT60S`, `PT1M`, `PT1H30M`, `P1D`) into ms: the one
+ * reader of FIS's durations (the action limits, the timing refusals, `chaos-gate import`).
+ */
+export const parseIsoDuration: (text: string) => number | undefined = isoDurationMs;

@@ -11,12 +11,11 @@ import {
   FIS_MAX_ACTION_MS,
   FIS_MIN_ACTION_MS,
   FIS_REFERENCE_BY_ID,
-  isoDurationMs,
   isoOf,
   type ParameterRule,
 } from '../fis-reference/actions.js';
+import { parseIsoDuration } from './duration.js';
 
-export { isoDurationMs };
 export type { ParameterRule };
 
 /** Shortest duration FIS accepts for most duration parameters: one minute. */
@@ -98,7 +97,7 @@ export function actionLimitProblems(action: {
 function ruleProblem(rule: ParameterRule, value: string): string | undefined {
   switch (rule.kind) {
     case 'duration': {
-      const ms = isoDurationMs(value);
+      const ms = parseIsoDuration(value);
       if (ms === undefined) return undefined; // refused as action-duration-format, with the fix
       if (ms < rule.minMs || ms > rule.maxMs)
         return `an ISO-8601 duration from ${isoOf(rule.minMs)} to ${isoOf(rule.maxMs)}`;

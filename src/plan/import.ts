@@ -22,8 +22,7 @@ import {
 } from '../files/document.js';
 import { describeIssue } from '../files/validate.js';
 import { Fis } from './fis.js';
-import { isoDurationMs } from './fis-actions.js';
-import { formatDuration } from './duration.js';
+import { formatDuration, parseIsoDuration } from './duration.js';
 import { placeholder, placeholderFields } from './placeholders.js';
 
 /** A template as FIS returns it (GetExperimentTemplate) or takes it (CreateExperimentTemplate input). */
@@ -146,7 +145,7 @@ function blastRadiusFor(fis: Fis): Record<string, unknown> {
   let longest = 60_000;
   for (const a of Object.values(fis.actions))
     for (const [k, v] of Object.entries(a.parameters ?? {}))
-      if (/duration/i.test(k)) longest = Math.max(longest, isoDurationMs(v) ?? 0);
+      if (/duration/i.test(k)) longest = Math.max(longest, parseIsoDuration(v) ?? 0);
   const chain = Object.keys(fis.actions).length * longest;
   const run = Math.max(15 * 60_000, 5 * 60_000 + chain + 2 * 60_000);
   return {

@@ -4,7 +4,7 @@
  * that exist without waiting in a cycle, and FIS's own per-template limits on actions and stop conditions.
  */
 import { FIS_REFERENCE_BY_ID } from '../fis-reference/actions.js';
-import type { Add } from './refusals.js';
+import type { Add } from './refusal-rule.js';
 import type { Plan } from './schema.js';
 
 /** Stop conditions FIS accepts per experiment template (quota L-872EC72B, SEMANTICS §3.3 and §6). */

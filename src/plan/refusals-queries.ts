@@ -6,7 +6,7 @@
 import { parser as promqlParser } from '@prometheus-io/lezer-promql';
 import { formatDuration } from './duration.js';
 import type { PathSegment } from './load.js';
-import type { Add } from './refusals.js';
+import type { Add } from './refusal-rule.js';
 import type { CloudWatchSource, Plan } from './schema.js';
 
 /** Longest PromQL excerpt quoted in a refusal message; the full query stays in `value`. */

@@ -4,9 +4,9 @@
  * ceiling, and abort rules or blindness that the fault is too short to ever reach. Also the run-length
  * figures other layers plan with (`planRunDurationMs`, `maxActionDurationMs`).
  */
-import { formatDuration } from './duration.js';
+import { formatDuration, parseIsoDuration } from './duration.js';
 import type { PathSegment } from './load.js';
-import type { Add } from './refusals.js';
+import type { Add } from './refusal-rule.js';
 import type { FisAction, Plan } from './schema.js';
 
 /**
@@ -94,21 +94,7 @@ export function checkFaultMeasurements(plan: Plan, add: Add): void {
   });
 }
 
-/** Parses an ISO-8601 duration as FIS uses it (`PT60S`, `PT1M`, `PT1H30M`, `P1D`) into ms. */
-export function parseIsoDuration(text: string): number | undefined {
-  const m =
-    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      text,
-    );
-  if (!m || text === 'P' || text.endsWith('T')) return undefined;
-  const [, d, h, min, s] = m;
-  return Math.round(
-    Number(d ?? 0) * 86_400_000 +
-      Number(h ?? 0) * 3_600_000 +
-      Number(min ?? 0) * 60_000 +
-      Number(s ?? 0) * 1000,
-  );
-}
+export { parseIsoDuration } from './duration.js';
 
 interface ActionDuration {
   /** Parameter path below the action, e.g. `['parameters', 'duration']`. */

@@ -10,6 +10,7 @@ import { checkBudgetDamage } from './budget-damage.js';
 import { formatPath, type LoadedPlan, type PathSegment } from './load.js';
 import { isPlaceholder, placeholderFields, PLACEHOLDER_PREFIX } from './placeholders.js';
 import type { Plan } from './schema.js';
+import type { Add, RefusalRule } from './refusal-rule.js';
 import { checkActions, checkStopConditions, checkTargets } from './refusals-fis.js';
 import { checkCloudWatchPeriods, checkPromql } from './refusals-queries.js';
 import { checkDurations, checkFaultMeasurements, checkInterval } from './refusals-timing.js';
@@ -32,41 +33,7 @@ export {
   planRunDurationMs,
 } from './refusals-timing.js';
 
-/** The static rules, named so tests, reports and annotations can refer to them. */
-export type RefusalRule =
-  | 'no-abort-rules'
-  | 'abort-unknown-sli'
-  | 'abort-sli-not-observed'
-  | 'duplicate-sli'
-  | 'no-sli-during-fault'
-  | 'action-duration'
-  | 'action-duration-format'
-  | 'run-duration'
-  | 'require-tags'
-  | 'forbid-tags'
-  | 'select-all'
-  | 'count-over-max-targets'
-  | 'percent-over-max-percent'
-  | 'arns-over-max-targets'
-  | 'promql-syntax'
-  | 'unknown-target'
-  /** A target defined in a way the action does not take (S3 replication: tags only; some: ARNs only). */
-  | 'action-targeting'
-  | 'unknown-start-after'
-  | 'start-after-cycle'
-  | 'too-many-stop-conditions'
-  | 'too-many-actions'
-  | 'budget-damage'
-  | 'cloudwatch-period-below-resolution'
-  | 'interval-too-short'
-  | 'selection-out-of-range'
-  | 'blind-after-exceeds-fault'
-  | 'abort-for-exceeds-fault'
-  | 'settle-exceeds-fault'
-  /** A `<fill in: …>` value a generated plan (`chaos-gate import`) left for its author. */
-  | 'placeholder'
-  /** Raised by the front doors from the failover model (analysis/), which plan/ cannot import. */
-  | 'failover-predicted-to-fail';
+export type { Add, RefusalRule } from './refusal-rule.js';
 
 /** One reason the plan will not run, before anything is touched. */
 export interface Refusal {
@@ -128,15 +95,6 @@ export function staticRefusals(plan: Plan, loaded?: Pick<LoadedPlan, 'locate'>):
   checkStopConditions(plan, add);
   return out;
 }
-
-/** How a check reports one refusal: `staticRefusals` turns it into a located {@link Refusal}. */
-export type Add = (
-  rule: RefusalRule,
-  path: PathSegment[],
-  value: string | number,
-  limit: string | number,
-  why: string,
-) => void;
 
 function nearest(loaded: Pick<LoadedPlan, 'locate'> | undefined, path: PathSegment[]) {
   if (!loaded) return undefined;

@@ -7,21 +7,12 @@ import type { Gate, GateContext } from '../engine/gates.js';
 import type { ResolvedTarget } from '../injector/injector.js';
 import type { CandidateCounter } from '../injector/ports.js';
 import type { Plan } from '../plan/schema.js';
+import type { BlastLimits, BlastRefusal } from './blast-limits.js';
 import { rethrowSetupError } from './setup-error.js';
 import { customResourceRefusals } from './kubernetes-chaos.js';
 import { errorMessage } from '../errors/message.js';
 
-/** The limits a selection is compared with: the stricter of the plan and the policy. */
-export interface BlastLimits {
-  maxTargets: number;
-  maxPercent: number;
-  /** Tag key → forbidden values (matched case-insensitively: `Production` is as forbidden as `production`). */
-  forbidTags: Record<string, string[]>;
-  /** Tag key → required value. */
-  requireTags: Record<string, string>;
-  /** The accounts resolved targets may be in (the policy's `accounts`); undefined: any. */
-  accounts?: readonly string[] | undefined;
-}
+export type { BlastLimits, BlastRefusal } from './blast-limits.js';
 
 /** The plan's own limits (used when no policy applies). */
 export function planLimits(plan: Plan): BlastLimits {
@@ -81,12 +72,6 @@ export interface TargetSelection {
   /** What FIS will select: the rounding applied to the candidates, or the resolved count when larger. */
   selected: number;
   resolved: ResolvedTarget[];
-}
-
-/** A blast-radius violation. */
-export interface BlastRefusal {
-  field: string;
-  reason: string;
 }
 
 export interface BlastInputs {

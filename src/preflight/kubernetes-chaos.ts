@@ -14,7 +14,7 @@
  */
 import type { ResolvedTarget } from '../injector/injector.js';
 import type { Plan } from '../plan/schema.js';
-import type { BlastLimits, BlastRefusal } from './blast-radius.js';
+import type { BlastLimits, BlastRefusal } from './blast-limits.js';
 
 /** The action that hands a custom resource to the cluster's chaos tool. */
 export const CUSTOM_RESOURCE_ACTION = 'aws:eks:inject-kubernetes-custom-resource';

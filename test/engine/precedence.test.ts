@@ -297,7 +297,7 @@ const REASONS: Reason[] = [
     verdict: 'inconclusive',
     explicit: false,
     at: INJECTED_AT,
-    // A fault that never ran is never aborted: judgement-decisions.test.ts proves what those pairs give.
+    // A fault that never ran is never aborted: judgement-settle-tolerance-fis-states.test.ts proves what those pairs give.
     excludes: [
       'abort rule',
       'kill switch (mid-run check)',

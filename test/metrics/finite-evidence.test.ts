@@ -4,7 +4,8 @@
  * through) and `statusOf` (its verdict per SLI) — while every other reading passes untouched.
  */
 import { describe, expect, it } from 'vitest';
-import { readAll, statusOf } from '../../src/metrics/index.js';
+import { statusOf } from '../../src/engine/bounds.js';
+import { readAll } from '../../src/metrics/index.js';
 import { finiteOnly, type MetricSource, type Reading } from '../../src/metrics/source.js';
 
 const ok = (value: number): Reading => ({ name: 'a', value, status: 'ok', query: 'q' });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { checkBound, describeBound, formatValue, statusOf } from '../../src/metrics/bounds.js';
 import {
   PROMETHEUS_ENV,
   parseHeaderLine,
@@ -15,35 +14,6 @@ import {
   substituteWindow,
 } from '../../src/metrics/prometheus/source.js';
 import type { MetricSource, Query, Reading } from '../../src/metrics/source.js';
-
-describe('bounds', () => {
-  it('describes and checks max, min and between with the numbers in the comparison', () => {
-    expect(checkBound(0.612, { max: 0.5 })).toEqual({
-      within: false,
-      bound: '<= 0.5',
-      comparison: '0.612 > 0.5',
-    });
-    expect(checkBound(0.9991, { min: 0.998 })).toEqual({
-      within: true,
-      bound: '>= 0.998',
-      comparison: '0.9991 >= 0.998',
-    });
-    expect(checkBound(70, { between: [40, 60] }).comparison).toBe('70 not in [40, 60]');
-    expect(checkBound(40, { between: [40, 60] }).within).toBe(true);
-    expect(checkBound(NaN, { max: 1 }).within).toBe(false);
-    expect(describeBound({ max: 0.00012 })).toBe('<= 0.00012');
-    expect(checkBound(0.99949, { min: 0.9995 }).comparison).toBe('0.99949 < 0.9995');
-    expect(formatValue(Infinity)).toBe('+Inf');
-  });
-
-  it('maps readings to ok / breach and passes no-data and error through', () => {
-    expect(statusOf({ value: 0.2, status: 'ok' }, { max: 0.18 })).toBe('breach');
-    expect(statusOf({ value: 0.1, status: 'ok' }, { max: 0.18 })).toBe('ok');
-    expect(statusOf({ value: null, status: 'no-data' }, { max: 0.18 })).toBe('no-data');
-    expect(statusOf({ value: null, status: 'error' }, { max: 0.18 })).toBe('error');
-    expect(statusOf({ value: null, status: 'ok' }, { max: 0.18 })).toBe('no-data');
-  });
-});
 
 describe('Prometheus helpers', () => {
   it('substitutes [$window] (and subquery ranges) with the tick window', () => {

@@ -6,12 +6,8 @@
  * round).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  actionLimitProblems,
-  FIS_ACTION_LIMITS,
-  isoDurationMs,
-  type ParameterRule,
-} from '../../src/plan/fis-actions.js';
+import { parseIsoDuration } from '../../src/plan/duration.js';
+import { actionLimitProblems, FIS_ACTION_LIMITS, type ParameterRule } from '../../src/plan/fis-actions.js';
 import { ACTION_CATALOG, parameterProblem } from '../../src/sandbox/fis/catalog.js';
 
 describe('the plan and the sandbox know the same FIS action limits', () => {
@@ -61,7 +57,7 @@ describe('the plan and the sandbox know the same FIS action limits', () => {
         'x',
       ]) {
         // A duration that is not ISO-8601 at all is the static refusal action-duration-format's (it says how to write one).
-        if (p.rule.kind === 'duration' && isoDurationMs(probe) === undefined) continue;
+        if (p.rule.kind === 'duration' && parseIsoDuration(probe) === undefined) continue;
         expect(
           actionLimitProblems({
             actionId: id,
@@ -106,12 +102,12 @@ function targetsOf(id: string): Record<string, string> | undefined {
   return t ? { [t.key]: 'target' } : undefined;
 }
 
-describe('isoDurationMs', () => {
+describe('parseIsoDuration', () => {
   it('reads the ISO-8601 durations FIS takes', () => {
-    expect(isoDurationMs('PT1M')).toBe(60_000);
-    expect(isoDurationMs('PT1M20S')).toBe(80_000);
-    expect(isoDurationMs('PT12H')).toBe(43_200_000);
-    expect(isoDurationMs('P1D')).toBe(86_400_000);
-    for (const bad of ['60s', 'PT', 'P', 'PT1X']) expect(isoDurationMs(bad)).toBeUndefined();
+    expect(parseIsoDuration('PT1M')).toBe(60_000);
+    expect(parseIsoDuration('PT1M20S')).toBe(80_000);
+    expect(parseIsoDuration('PT12H')).toBe(43_200_000);
+    expect(parseIsoDuration('P1D')).toBe(86_400_000);
+    for (const bad of ['60s', 'PT', 'P', 'PT1X']) expect(parseIsoDuration(bad)).toBeUndefined();
   });
 });

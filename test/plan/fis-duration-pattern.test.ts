@@ -1,22 +1,20 @@
 /**
  * The ISO-8601 duration pattern FIS parameters are read with: anchored at both ends, days before the time
  * part, hours, minutes and seconds in that order, each a whole number or a decimal with digits on both
- * sides of the point, and neither a bare `P` nor a `T` with nothing after it. The same rule is held by the
- * action-limit check (fis-actions.ts) and by the static timing refusals (refusals-timing.ts).
+ * sides of the point, and neither a bare `P` nor a `T` with nothing after it. One reader holds the rule
+ * (`parseIsoDuration`, src/plan/duration.ts) for the action-limit check (fis-actions.ts), the static
+ * timing refusals (refusals-timing.ts) and `chaos-gate import`.
  */
 import { describe, expect, it } from 'vitest';
-import { isoDurationMs } from '../../src/plan/fis-actions.js';
-import { parseIsoDuration } from '../../src/plan/refusals-timing.js';
+import { parseIsoDuration } from '../../src/plan/duration.js';
 
 const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
 const D = 24 * H;
 
-describe.each([
-  ['isoDurationMs (fis-actions.ts)', isoDurationMs],
-  ['parseIsoDuration (refusals-timing.ts)', parseIsoDuration],
-])('%s', (_name, parse) => {
+describe('parseIsoDuration', () => {
+  const parse = parseIsoDuration;
   it.each([
     ['PT5M', 5 * M],
     ['PT15M', 15 * M],

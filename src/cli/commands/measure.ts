@@ -5,10 +5,11 @@
  */
 import { sleepFor } from '../../net/timer.js';
 import { resolve } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { createCloudWatchClient } from '../../injector/aws/clients.js';
 import { REQUESTS_QUERY } from '../../engine/run.js';
 import type { SliStatus } from '../../journal/types.js';
-import { checkBound, describeBound, formatValue, statusOf } from '../../metrics/bounds.js';
+import { boundText, sliBound, statusOf, withinBound } from '../../engine/bounds.js';
+import { formatValue } from '../../journal/format.js';
 import { CloudWatchSourceImpl } from '../../metrics/cloudwatch/index.js';
 import {
   createMetricSources,
@@ -134,12 +135,12 @@ export async function measurePlan(
 
   const slis = plan.hypothesis.slis.map((s): MeasuredSli => {
     const r = byName.get(s.name) as Reading;
-    const bound = describeBound(s);
+    const bound = boundText(sliBound(s));
     if (starved !== undefined) {
       return { name: s.name, value: r.value, bound, status: 'no-data', query: r.query, error: starved };
     }
     return withError(
-      { name: s.name, value: r.value, bound, status: statusOf(r, s), query: r.query },
+      { name: s.name, value: r.value, bound, status: statusOf(r, sliBound(s)), query: r.query },
       r.error,
     );
   });
@@ -149,8 +150,8 @@ export async function measurePlan(
     const wants = wantsOf(e);
     let status: MeasuredExpectation['status'] = r.status === 'ok' ? 'seen' : r.status;
     if (r.status === 'ok' && r.value !== null) {
-      const low = e.atLeast === undefined || checkBound(r.value, { min: e.atLeast }).within;
-      const high = e.atMost === undefined || checkBound(r.value, { max: e.atMost }).within;
+      const low = e.atLeast === undefined || withinBound({ min: e.atLeast }, r.value);
+      const high = e.atMost === undefined || withinBound({ max: e.atMost }, r.value);
       status = low && high ? 'seen' : 'not-seen';
     }
     return withError({ name: e.name, value: r.value, wants, status, query: r.query }, r.error);
@@ -277,7 +278,9 @@ export const measure: CliCommand = {
       sources = createMetricSources({
         prometheus,
         scrape: { env: planEnv.values },
-        cloudwatch: usesCloudWatch ? new CloudWatchSourceImpl(new CloudWatchClient({})) : undefined,
+        cloudwatch: usesCloudWatch
+          ? new CloudWatchSourceImpl(createCloudWatchClient({ env: io.env }))
+          : undefined,
       });
     } catch (error) {
       if (error instanceof SettingError) throw error;

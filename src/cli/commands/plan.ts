@@ -6,7 +6,8 @@
 import { resolve } from 'node:path';
 import { reviewPlan, ReviewResolveError } from '../../compose/review.js';
 import { formatIssue, PlanError } from '../../plan/load.js';
-import { PolicyError } from '../../preflight/index.js';
+import { EXIT_BAD_INPUT, exitOf } from '../../errors/exit.js';
+import { errorMessage } from '../../errors/message.js';
 import { prComment } from '../../report/comment.js';
 import { refusalLines, reviewLines } from '../../report/review.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
@@ -86,20 +87,17 @@ export const plan: CliCommand = {
       }
       return r.exitCode;
     } catch (error) {
-      if (error instanceof PlanError) {
-        for (const issue of error.issues) io.err(formatIssue(issue));
-        return 2;
-      }
-      if (error instanceof PolicyError) {
-        io.err(error.message);
-        return 2;
-      }
       // Nothing was injected; the plan (as FIS reads it) or the AWS setting is what is wrong: exit 2.
       if (error instanceof ReviewResolveError) {
         io.err(`${file}: ${error.message}`);
-        return 2;
+        return EXIT_BAD_INPUT;
       }
-      throw error;
+      const exit = exitOf(error);
+      if (exit?.verdict !== 'refused') throw error;
+      // An unusable plan lists its issues; any other file its heading with them (errors/exit.ts).
+      if (error instanceof PlanError) for (const issue of error.issues) io.err(formatIssue(issue));
+      else io.err(errorMessage(error));
+      return exit.code;
     }
   },
 };

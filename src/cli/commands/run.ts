@@ -7,13 +7,13 @@
 import { resolve } from 'node:path';
 import { executeRun } from '../../compose/run.js';
 import { PlanError, formatIssue } from '../../plan/load.js';
-import { PolicyError } from '../../preflight/index.js';
 import { parseDuration } from '../../plan/duration.js';
 import { DURATION_EXPECTED } from '../../plan/schema.js';
 import { DEFAULT_QUEUE_TIMEOUT } from '../../preflight/concurrency.js';
 import { cliOutputRoots, confinedOutputPath, parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
-import { isBadInput } from '../../errors/bad-input.js';
+import { exitOf } from '../../errors/exit.js';
+import { errorMessage } from '../../errors/message.js';
 import { COLOR, PLAIN, judgementLines, progressPrinter, useColor } from '../../report/progress.js';
 import { fisConsoleUrl } from '../../report/common.js';
 import { forLog } from '../../security/log-text.js';
@@ -162,24 +162,29 @@ export const run: CliCommand = {
       }
       return result.exitCode;
     } catch (error) {
-      if (error instanceof PlanError) {
-        for (const issue of error.issues) io.err(formatIssue(issue));
-        return 2;
+      const exit = exitOf(error);
+      if (exit?.verdict === 'refused') {
+        // An unusable plan lists its issues; any other file its heading with them (errors/exit.ts).
+        if (error instanceof PlanError) for (const issue of error.issues) io.err(formatIssue(issue));
+        else io.err(errorMessage(error));
+        return exit.code;
       }
-      if (error instanceof PolicyError) {
-        io.err(error.message);
-        return 2;
-      }
-      if (isBadInput(error)) {
+      if (exit?.verdict === 'failed') {
         // A setting the run needs is missing or unusable, found before anything was sent: `failed`,
         // exit 2 (compose/setup.ts), in the same words the action uses.
-        const reason = error.message;
+        const reason = errorMessage(error);
         if (values.json) {
           io.out(
-            JSON.stringify({ verdict: 'failed', reason, exitCode: 2, experimentId: null, journal: null }),
+            JSON.stringify({
+              verdict: 'failed',
+              reason,
+              exitCode: exit.code,
+              experimentId: null,
+              journal: null,
+            }),
           );
         } else io.out(`verdict: failed — ${reason}`);
-        return 2;
+        return exit.code;
       }
       throw error;
     } finally {

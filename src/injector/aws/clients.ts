@@ -25,6 +25,11 @@ export function createAwsClients(opts: AwsOptions = {}): AwsClients {
   return withFisClient(new CloudWatchClient(config), region, config);
 }
 
+/** A CloudWatch client alone (`chaos-gate measure`), with the configuration every chaos-gate AWS client has. */
+export function createCloudWatchClient(opts: AwsOptions = {}): CloudWatchClient {
+  return new CloudWatchClient(awsClientConfig(resolveRegion(opts), opts));
+}
+
 /**
  * The clients of a run whose CloudWatch client already exists (compose/early.ts creates it first): a FIS
  * client with the same configuration beside it.

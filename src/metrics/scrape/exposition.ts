@@ -13,6 +13,7 @@
  * (`\z` is a backslash and a z): the ABNF's `BS normal-char`, and what Prometheus itself does.
  */
 import { OpenMetricsChecker, OpenMetricsViolation } from './openmetrics.js';
+import type { Exemplar, Labels, Sample } from './sample.js';
 
 /** The metric types `# TYPE` may name (Prometheus text format and OpenMetrics together). */
 export const METRIC_TYPES = [
@@ -30,28 +31,7 @@ export type MetricType = (typeof METRIC_TYPES)[number];
 
 export type ExpositionFormat = 'text' | 'openmetrics';
 
-/** Label name → value. A label that is absent is, as in Prometheus, the same as one with an empty value. */
-export type Labels = Record<string, string>;
-
-/** An OpenMetrics exemplar: `# {trace_id="…"} 0.42 1712345678.123` after a sample. */
-export interface Exemplar {
-  labels: Labels;
-  value: number;
-  /** Milliseconds since the epoch. */
-  timestampMs?: number;
-}
-
-/** One sample line. */
-export interface Sample {
-  name: string;
-  labels: Labels;
-  value: number;
-  /** Milliseconds since the epoch, when the line carries a timestamp. */
-  timestampMs?: number;
-  exemplar?: Exemplar;
-  /** 1-based line in the exposition. */
-  line: number;
-}
+export type { Exemplar, Labels, Sample } from './sample.js';
 
 /** Metadata from `# TYPE`, `# HELP` and `# UNIT` lines, keyed by family name. */
 export interface Family {

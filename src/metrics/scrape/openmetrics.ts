@@ -10,7 +10,7 @@
  * The specification's sections are cited by name ("Histogram", "MetricFamily metadata", …) next to each
  * rule. A violation throws {@link OpenMetricsViolation} naming the line it was found on.
  */
-import type { Labels, Sample } from './exposition.js';
+import type { Labels, Sample } from './sample.js';
 
 /** A sample or metadata line that breaks an OpenMetrics rule; `line` is 1-based. */
 export class OpenMetricsViolation extends Error {
