@@ -25,7 +25,13 @@ import { BudgetReservations, type ReserveInput, type RunIdentity } from '../inje
 import { SsmRunClaim } from '../injector/aws/ssm-run.js';
 import { conflicts } from '../preflight/concurrency.js';
 import { actionChainMs } from '../plan/refusals-timing.js';
-import { alarmIncidentProbe, experimentLister, ledgerReader } from '../injector/fis/probes.js';
+import {
+  activeExperimentCounter,
+  alarmIncidentProbe,
+  experimentLister,
+  ledgerReader,
+} from '../injector/fis/probes.js';
+import { RunQueue } from '../engine/queue.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
@@ -207,6 +213,13 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     leaseKey: runKey,
     log,
   });
+  // One queue for the run: the concurrency gate's wait and the waits for FIS's active-experiment quota
+  // share the queue timeout (engine/queue.ts).
+  const queue = new RunQueue({
+    clock,
+    timeoutMs: o.queueTimeoutMs ?? 0,
+    active: activeExperimentCounter(clients).active,
+  });
   const preflight = runGates(loaded, {
     catalog,
     policy,
@@ -228,6 +241,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       lister: experimentLister(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt }),
       clock,
       queueTimeoutMs: o.queueTimeoutMs ?? 0,
+      queue,
     },
   });
   const journal: JournalWriter = notifyingJournal(
@@ -308,6 +322,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
     cancelStopVerifyTimeoutMs: o.cancelStopVerifyTimeoutMs ?? CANCEL_STOP_VERIFY_MS,
     region: clients.region,
+    queue,
     settle,
     claim,
     ctx: {

@@ -14,6 +14,7 @@ import type { Gate, GateContext, MidRunCheck } from './gates.js';
 import type { Plan } from '../plan/schema.js';
 import {
   TERMINAL_STATUSES,
+  quotaOf,
   type ExperimentState,
   type Injector,
   type Lease,
@@ -39,6 +40,7 @@ import { CALL_DEADLINES, within } from './deadline.js';
 import { errorMessage, refusalOf, step } from './errors.js';
 import { journalHeader } from './header.js';
 import { LeaseKeeper } from './lease.js';
+import { RunQueue, underQuota, type QuotaWaitHost } from './queue.js';
 import { Measurer, gapText } from './measure.js';
 import { observe, type FaultEnd } from './observe.js';
 import { measureRecovery, measureSteadyState } from './phases.js';
@@ -88,6 +90,11 @@ export interface RunDeps {
   claim?: RunClaim | undefined;
   /** AWS Region, recorded for the console link. */
   region?: string | undefined;
+  /**
+   * The run's queue (engine/queue.ts): the `queue-timeout` shared by the concurrency gate and the waits
+   * for FIS's active-experiment quota. Absent: a full quota ends the run `not-run` at once.
+   */
+  queue?: RunQueue | undefined;
   ctx: RunContext;
 }
 
@@ -304,7 +311,8 @@ class GateRun implements RunShared {
     try {
       return await once();
     } catch (error) {
-      if (refusalOf(error)) throw error;
+      // A refusal, or FIS's quota answer: nothing was started, so there is nothing to ask again about.
+      if (refusalOf(error) || quotaOf(error)) throw error;
       this.event(
         'error',
         `starting the experiment failed (${errorMessage(error)}); asking again with the same idempotency key`,
@@ -383,11 +391,18 @@ class GateRun implements RunShared {
     );
     this.deps.journal.update({ templateId: provisioned.templateId });
     this.event('provision', `template ${provisioned.templateId} ${provisioned.action}`, { ...provisioned });
-    const resolution = await step('resolving targets (dry run)', () =>
-      within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', (s) =>
-        this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx, s),
+    const dryRun = await underQuota(this.quotaHost(), this.queue, 'the dry run', () =>
+      step('resolving targets (dry run)', () =>
+        within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', (s) =>
+          this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx, s),
+        ),
       ),
     );
+    if (!dryRun.ok) {
+      this.event('not-run', dryRun.reason, { gate: 'quota' });
+      return;
+    }
+    const resolution = dryRun.value;
     const targets = resolution.targets;
     this.deps.journal.update({ resolvedTargets: targets });
     const resolvedData: Record<string, unknown> = { count: targets.length, complete: resolution.complete };
@@ -413,11 +428,45 @@ class GateRun implements RunShared {
     }
     // A journal that can no longer be written refuses the start: nothing would record the fault.
     if (this.noteJournalFailure()) return;
-    // From here on a heartbeat means "the run loop is advancing", not "the process exists".
-    this.lease?.guard();
-    this.startAttempted = true;
-    const sentAt = this.now();
-    const started = await step('starting the experiment', () => this.start(provisioned.templateId));
+    let sentAt = this.now();
+    let queuedForQuota = false;
+    let steadyLost = false;
+    const startOutcome = await underQuota(
+      {
+        ...this.quotaHost(),
+        // FIS refused the start: nothing is live, so the lease beats regardless of progress again.
+        onWait: () => {
+          queuedForQuota = true;
+          this.startAttempted = false;
+          this.lease?.unguard();
+        },
+      },
+      this.queue,
+      'the start',
+      async () => {
+        // Queued for the quota: other runs' faults may have been on meanwhile, so the steady state the
+        // run measured is stale; it is measured again right before the start.
+        if (queuedForQuota) {
+          const again = await measureSteadyState(this, this.measurer);
+          if (again === undefined) {
+            steadyLost = true;
+            return undefined;
+          }
+          lastSteadyAt = again;
+        }
+        // From here on a heartbeat means "the run loop is advancing", not "the process exists".
+        this.lease?.guard();
+        this.startAttempted = true;
+        sentAt = this.now();
+        return step('starting the experiment', () => this.start(provisioned.templateId));
+      },
+    );
+    if (steadyLost) return;
+    if (!startOutcome.ok) {
+      this.event('not-run', startOutcome.reason, { gate: 'quota' });
+      return;
+    }
+    const started = startOutcome.value!;
     const experimentId = started.experimentId;
     this.experimentId = experimentId;
     if (started.found) {
@@ -493,6 +542,21 @@ class GateRun implements RunShared {
   }
 
   private startSentAt: number | undefined;
+
+  private queueOf?: RunQueue;
+  /** The run's queue: the front door's, or one that does not wait. */
+  private get queue(): RunQueue {
+    this.queueOf ??= this.deps.queue ?? new RunQueue({ clock: this.clock, timeoutMs: 0 });
+    return this.queueOf;
+  }
+
+  private quotaHost(): QuotaWaitHost {
+    return {
+      clock: this.clock,
+      signal: this.deps.signal,
+      event: (type, message, data) => this.event(type, message, data),
+    };
+  }
 
   /**
    * Takes the run's claim (targets, budget, lease) right before the start. Returns how long it queued,

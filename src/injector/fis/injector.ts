@@ -31,6 +31,7 @@ import type { Plan } from '../../plan/schema.js';
 import type { Clock } from '../../clock/clock.js';
 import {
   InjectorRefusal,
+  QuotaExceeded,
   TERMINAL_STATUSES,
   type ActionState,
   type ExperimentState,
@@ -70,6 +71,20 @@ import {
 import { ALARM_SOURCE } from '../../plan/fis.js';
 
 export { InjectorRefusal };
+
+/**
+ * A start FIS answered with `ServiceQuotaExceededException` (the Smithy model's error for StartExperiment
+ * over a quota, HTTP 402) becomes {@link QuotaExceeded}: the engine queues on it.
+ */
+async function quotaAnswer<T>(call: Promise<T>, label: string): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if ((error as { name?: unknown }).name === 'ServiceQuotaExceededException')
+      throw new QuotaExceeded(`${label}: ${errorMessage(error)}`, { cause: error });
+    throw error;
+  }
+}
 
 export interface FisInjectorOptions {
   fis: FisClient;
@@ -454,11 +469,14 @@ export class FisInjector implements Injector {
       tags: { ...tagsOf(plan, ctx), [TAG_DRY_RUN]: 'true' },
       experimentOptions: { actionsMode: 'skip-all' },
     };
-    const started = await this.call(
-      new StartExperimentCommand(input),
-      DEADLINES.fisStartExperiment,
+    const started = await quotaAnswer(
+      this.call(
+        new StartExperimentCommand(input),
+        DEADLINES.fisStartExperiment,
+        'FIS StartExperiment (dry run)',
+        signal,
+      ),
       'FIS StartExperiment (dry run)',
-      signal,
     );
     const experiment = started.experiment;
     const id = experiment?.id;
@@ -669,15 +687,18 @@ export class FisInjector implements Injector {
     signal?: AbortSignal,
   ): Promise<{ experimentId: string }> {
     await this.requireAlarmsOk();
-    const out = await this.call(
-      new StartExperimentCommand({
-        clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
-        experimentTemplateId: templateId,
-        tags: tagsOf(plan, ctx),
-      }),
-      DEADLINES.fisStartExperiment,
+    const out = await quotaAnswer(
+      this.call(
+        new StartExperimentCommand({
+          clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
+          experimentTemplateId: templateId,
+          tags: tagsOf(plan, ctx),
+        }),
+        DEADLINES.fisStartExperiment,
+        'FIS StartExperiment',
+        signal,
+      ),
       'FIS StartExperiment',
-      signal,
     );
     const id = out.experiment?.id;
     if (!id) throw new Error('FIS StartExperiment returned no experiment id');
