@@ -32,6 +32,7 @@ import {
   ledgerReader,
 } from '../injector/fis/probes.js';
 import { RunQueue } from '../engine/queue.js';
+import { RunMeter } from '../injector/aws/meter.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter, createTaggingClient } from '../injector/aws/tagging.js';
 import { targetAccountTaggingFromEnv } from '../injector/aws/assume-role.js';
@@ -185,6 +186,11 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const refused = (await staticStageRefusals(loaded, { policy, catalog }, clock.now())).length > 0;
   const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock, readAhead: !refused });
   const clients = await early.clients();
+  // The run's AWS calls, counted at its clients for the cost estimate (the kill-switch read that went
+  // out before this point is not among them).
+  const meter = new RunMeter();
+  meter.attach(clients.fis, 'fis');
+  meter.attach(clients.cloudwatch, 'cloudwatch');
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
   const prometheus = fromInputs && { ...fromInputs, clock };
@@ -197,11 +203,13 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id, runKey);
   const who: RunIdentity = { owner: runKey, runId: o.runId, attempt: o.attempt, planId: plan.id };
   const ssm = createSsmClient({ region: clients.region });
+  meter.attach(ssm, 'ssm');
   // Not the run's signal: a cancelled run must still release its claims (each call has its own deadline).
   const claims = new SsmClaims(ssm, () => clock.now());
   const reservations = new BudgetReservations(claims, who, clock);
   const ledger = ledgerReader(clients.cloudwatch);
   const tagging = createTaggingClient({ region: clients.region });
+  meter.attach(tagging, 'tagging');
   const injector = new FisInjector({
     fis: clients.fis,
     tagging,
@@ -323,6 +331,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     cancelStopVerifyTimeoutMs: o.cancelStopVerifyTimeoutMs ?? CANCEL_STOP_VERIFY_MS,
     region: clients.region,
     queue,
+    meter,
     settle,
     claim,
     ctx: {

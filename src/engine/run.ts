@@ -21,7 +21,9 @@ import {
   type ResolvedTarget,
   type RunContext,
 } from '../injector/injector.js';
-import type { RunClaim } from '../injector/ports.js';
+import type { ApiMeter, RunClaim } from '../injector/ports.js';
+import type { RunCost } from '../journal/types.js';
+import { actionMinutes, estimateCost } from './cost.js';
 import type { MetricSource, SourceKind } from '../metrics/source.js';
 import {
   EXIT_CODES,
@@ -95,6 +97,8 @@ export interface RunDeps {
    * for FIS's active-experiment quota. Absent: a full quota ends the run `not-run` at once.
    */
   queue?: RunQueue | undefined;
+  /** Counts the run's AWS API calls for its cost estimate (src/injector/aws/meter.ts). */
+  meter?: ApiMeter | undefined;
   ctx: RunContext;
 }
 
@@ -259,8 +263,20 @@ class GateRun implements RunShared {
     if (settle) await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
+    this.deps.journal.update({ cost: this.cost() });
     const final = await this.deps.journal.finish({ verdict, reason, exitCode, judgement });
     return { verdict, reason, exitCode, final };
+  }
+
+  /** The run's AWS calls, FIS action-minutes and their estimated cost, as counted up to now. */
+  private cost(): RunCost {
+    const now = this.now();
+    return estimateCost({
+      calls: this.deps.meter?.calls() ?? {},
+      metricsRequested: this.deps.meter?.metricsRequested() ?? 0,
+      fisActionMinutes: actionMinutes(this.lastActionStates, now),
+      leaseMs: this.leaseStartedAt === undefined ? 0 : now - this.leaseStartedAt,
+    });
   }
 
   private journalFailureNoted = false;
@@ -659,6 +675,7 @@ class GateRun implements RunShared {
   private async startLease(): Promise<void> {
     const lease = this.deps.lease;
     if (!lease) return;
+    this.leaseStartedAt = this.now();
     const keeper = new LeaseKeeper({
       lease,
       clock: this.clock,
@@ -678,6 +695,7 @@ class GateRun implements RunShared {
    * journal with FIS's reason.
    */
   private noteState(s: ExperimentState): boolean {
+    if (s.actionStates) this.lastActionStates = s.actionStates;
     const actions = s.actions ?? {};
     const injectedNow =
       s.injected === true ||
@@ -712,6 +730,9 @@ class GateRun implements RunShared {
   }
 
   private lastActions: string | undefined;
+  /** The experiment's actions as FIS last reported them (their times give the action-minutes). */
+  private lastActionStates: ExperimentState['actionStates'];
+  private leaseStartedAt: number | undefined;
 
   /** One line for a state read: the experiment's status and FIS's reason, then any action that did not run as planned. */
   private stateMessage(s: ExperimentState): string {

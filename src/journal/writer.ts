@@ -16,9 +16,9 @@ import { redactDeep } from '../security/redact.js';
 import type { Journal, JournalEvent, JournalHeader, Measurement, Verdict } from './types.js';
 import type { Judgement } from './judgement.js';
 
-/** Fields learned while the run goes (experiment id, targets, timings, budget). */
+/** Fields learned while the run goes (experiment id, targets, timings, budget, cost). */
 export type JournalPatch = Partial<
-  Pick<Journal, 'experimentId' | 'templateId' | 'resolvedTargets' | 'timings' | 'budget'>
+  Pick<Journal, 'experimentId' | 'templateId' | 'resolvedTargets' | 'timings' | 'budget' | 'cost'>
 >;
 
 /** The closing record. */

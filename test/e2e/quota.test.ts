@@ -10,6 +10,7 @@
  * - the runs that queued say so in their journals.
  */
 import { describe, expect, it } from 'vitest';
+import { DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { readJournal, useE2E } from './harness.js';
@@ -121,6 +122,23 @@ describe(`${PLANS} plans started together against FIS's quota of ${QUOTA} active
     expect(quotas.peakLive).toBeLessThanOrEqual(QUOTA);
     expect(quotas.peakLive).toBeGreaterThan(1);
     expect(quotas.quotaAnswers).toBeGreaterThan(0);
+  });
+
+  it('sent no StopExperiment (FIS completed every experiment itself) and left no lease alarm behind', async () => {
+    expect(await e2e().requests({ operation: 'StopExperiment' })).toEqual([]);
+    const left = await e2e().cloudwatch.send(
+      new DescribeAlarmsCommand({ AlarmNamePrefix: 'chaos-gate-lease-' }),
+    );
+    expect((left.MetricAlarms ?? []).map((a) => a.AlarmName)).toEqual([]);
+  });
+
+  it("each journal counts the run's AWS calls by operation and prices them", () => {
+    for (const j of journals) {
+      expect(j.cost?.calls['fis:StartExperiment']).toBeGreaterThanOrEqual(2);
+      expect(j.cost?.calls['fis:GetExperiment']).toBeGreaterThan(0);
+      expect(j.cost?.calls['cloudwatch:PutMetricData']).toBeGreaterThan(0);
+      expect(j.cost?.totalUsd).toBeGreaterThan(0);
+    }
   });
 
   it('the runs that waited for the quota journaled their wait', () => {
