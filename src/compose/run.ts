@@ -290,6 +290,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     clock,
     ttlMs: claimTtlMs(plan, o.stopVerifyTimeoutMs),
     queueTimeoutMs: o.queueTimeoutMs ?? 0,
+    queue,
     recheck: async (arns) => {
       const found = conflicts(arns, await lister.running());
       return found.length
