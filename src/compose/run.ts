@@ -226,7 +226,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const queue = new RunQueue({
     clock,
     timeoutMs: o.queueTimeoutMs ?? 0,
-    active: activeExperimentCounter(clients).active,
+    active: activeExperimentCounter(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt }).active,
   });
   const preflight = runGates(loaded, {
     catalog,

@@ -52,10 +52,14 @@ export const FIS_ACTIVE_LIMIT = 5;
 
 /**
  * The account's live experiments (pending, initiating, running, stopping), any tags and dry runs
- * included, as FIS's active-experiments quota counts them. ListExperiments cannot filter by state and
- * its order is undocumented, so it pages until `atLeast` live ones are found or the pages end.
+ * included, as FIS's active-experiments quota counts them — except this run's own experiment (`own`).
+ * ListExperiments cannot filter by state and its order is undocumented, so it pages until `atLeast`
+ * live ones are found or the pages end.
  */
-export function activeExperimentCounter(clients: Pick<Clients, 'fis'>): {
+export function activeExperimentCounter(
+  clients: Pick<Clients, 'fis'>,
+  own?: { planId: string; runId: string; attempt: number },
+): {
   active(atLeast: number, signal?: AbortSignal): Promise<number>;
 } {
   return {
@@ -68,7 +72,20 @@ export function activeExperimentCounter(clients: Pick<Clients, 'fis'>): {
             new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
             signal ? { abortSignal: signal } : {},
           );
-          for (const e of page.experiments ?? []) if (LIVE.has(String(e.state?.status))) n++;
+          for (const e of page.experiments ?? []) {
+            if (!LIVE.has(String(e.state?.status))) continue;
+            // This run's own experiment (a retried step's predecessor started it) is the one its start
+            // returns by its client token: it takes no further slot.
+            if (
+              own &&
+              e.tags?.[TAG_PLAN] === own.planId &&
+              e.tags?.[TAG_RUN] === own.runId &&
+              e.tags?.[TAG_ATTEMPT] === String(own.attempt) &&
+              e.tags?.['chaos-gate:dry-run'] !== 'true'
+            )
+              continue;
+            n++;
+          }
           nextToken = page.nextToken;
         } while (nextToken && n < atLeast);
         return n;
