@@ -174,6 +174,8 @@ export async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): P
  * (DescribeAlarms: an account quota of 9 TPS shared by every run; docs/fis.md, "AWS demand").
  */
 export const READINESS_RECHECK_MS = 5_000;
+/** How often while the lease alarm is still turning OK (it is evaluated every 10 s). */
+export const READINESS_WAITING_MS = 2_000;
 
 class ReadinessPoll {
   private result: { ready: boolean; waiting?: string; refusal?: InjectorRefusal } = {
@@ -215,9 +217,9 @@ class ReadinessPoll {
         }
         // Once the alarms are OK it only needs to notice a change: every few seconds is enough, since
         // the injector reads them once more right before StartExperiment. Waiting for the lease alarm to
-        // turn OK, it asks every interval, so the start follows the OK closely.
+        // turn OK (CloudWatch evaluates it every 10 s), every 2 s, so the start follows the OK closely.
         await this.clock.sleep(
-          this.result.ready ? Math.max(this.everyMs, READINESS_RECHECK_MS) : this.everyMs,
+          Math.max(this.everyMs, this.result.ready ? READINESS_RECHECK_MS : READINESS_WAITING_MS),
           signal,
         );
       }

@@ -191,7 +191,7 @@ describe('recovery', () => {
 });
 
 describe('the readiness check', () => {
-  it('is asked every second while waiting, every 5 s once OK, whatever the interval, and not after the start', async () => {
+  it('is asked every 2 s while waiting, every 5 s once OK, whatever the interval, and not after the start', async () => {
     let asked: number[] = [];
     const plan = planWith((p: PlanInput) => {
       p.hypothesis.interval = '2s';
@@ -207,7 +207,7 @@ describe('the readiness check', () => {
       },
     });
     const gaps = asked.slice(1).map((t, i) => t - asked[i]!);
-    expect(gaps.slice(0, 3)).toEqual([1000, 1000, 1000]);
+    expect(gaps.slice(0, 3)).toEqual([2000, 2000, 2000]);
     expect(new Set(gaps.slice(3))).toEqual(new Set([5000]));
     const startedAt = world.injector.startedAt! - world.createdAt;
     expect(asked.every((t) => t <= startedAt)).toBe(true);
