@@ -20,6 +20,11 @@ import { requestLog, runToEnd, scrapeSlis, tempDir, writePlan, type PlanSli } fr
 /** SPEC §12: 1 GetMetricData for all CloudWatch SLIs, 1 GetExperiment, ≤ 1 query per Prometheus SLI. */
 export const CALLS_TARGET = 1;
 const RUN_TIMEOUT_MS = 120_000;
+/**
+ * Every AWS call of one fault tick: GetMetricData and GetExperiment each tick, and at most once each the
+ * lease beat (PutMetricData, every 5 s) and the kill switch (DescribeAlarms + GetSafetyLever, every 15 s).
+ */
+export const ALL_CALLS_TARGET = { max: 5, text: '≤ 5, whatever the SLI count' };
 /** Prometheus needs a few scrapes (1 s apart) before a 5 s rate has a value. */
 const PROMETHEUS_WARMUP_MS = 30_000;
 
@@ -177,7 +182,7 @@ export async function benchApiCalls(
         notMeasured(ids.ge, one.text, why),
         notMeasured(ids.da, one.text, why),
         notMeasured(ids.lever, one.text, why),
-        notMeasured(ids.all, '≤ 3', why),
+        notMeasured(ids.all, ALL_CALLS_TARGET.text, why),
         notMeasured(ids.prom, atMostOne.text, why),
       ];
     }
@@ -217,7 +222,7 @@ export async function benchApiCalls(
       measured({ ...ids.ge, details: { ...details, perTick: ge } }, ge, one),
       measured({ ...ids.da, details: { perTick: da } }, da, one),
       measured({ ...ids.lever, details: { perTick: lever } }, lever, one),
-      measured({ ...ids.all, details: { perTick: all } }, all, { max: 3, text: '≤ 3' }),
+      measured({ ...ids.all, details: { perTick: all } }, all, ALL_CALLS_TARGET),
     ];
     if (proxy) {
       const perSli = perTick(proxy.queries).map((n) => n / promSlis.length);
