@@ -63,8 +63,7 @@ import {
   alarmNameFromArn,
   alarmStates,
   deleteLeaseAlarm,
-  ensureKillSwitchAlarm,
-  ensureLeaseAlarm,
+  ensureRunAlarms,
   KILL_SWITCH_ALARM,
   LEASE_ALARM_PREFIX,
 } from './alarms.js';
@@ -209,8 +208,7 @@ export class FisInjector implements Injector {
     plan: Plan,
     ctx: RunContext,
   ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }> {
-    const lease = await ensureLeaseAlarm(this.cw, plan.id, undefined, this.opts.leaseKey);
-    const kill = await ensureKillSwitchAlarm(this.cw);
+    const { lease, kill } = await ensureRunAlarms(this.cw, plan.id, this.opts.leaseKey);
     let content: TemplateContent;
     try {
       content = templateContent(plan, { lease: lease.AlarmArn ?? '', killSwitch: kill.AlarmArn ?? '' });
