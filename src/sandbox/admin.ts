@@ -7,7 +7,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { errorMessage } from '../errors/message.js';
-import { CanaryConfig, FisQuotasConfig, FisTimingsConfig, LoadConfig, defined, describeIssues } from './config.js';
+import {
+  CanaryConfig,
+  FisQuotasConfig,
+  FisTimingsConfig,
+  LoadConfig,
+  defined,
+  describeIssues,
+} from './config.js';
 import type { Canary } from './canary.js';
 import type { ActionRun, FisStandIn } from './fis/service.js';
 import type { LoadGenerator } from './loadgen.js';
