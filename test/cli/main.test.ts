@@ -98,7 +98,7 @@ describe('the same defaults in the CLI and the action', () => {
     expect(INPUT_DEFAULTS['queue-timeout']).toBe(DEFAULT_QUEUE_TIMEOUT);
     const help = await cli(['run', '--help']);
     expect(help.out).toContain(
-      `--queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})`,
+      `active-experiment quota (default ${DEFAULT_QUEUE_TIMEOUT})`,
     );
   });
 });
