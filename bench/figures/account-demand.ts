@@ -105,6 +105,9 @@ export async function benchSliCalls(
   log: (line: string) => void,
 ): Promise<FigureResult[]> {
   const rows: FigureResult[] = [];
+  // On a fresh sandbox the canary's CloudWatch metrics have no whole 10 s period yet: a steady state that
+  // started now would see no datapoint and end not-run. Two periods are enough.
+  await new Promise((r) => setTimeout(r, 20_000));
   for (const k of [1, 10, 50]) {
     const base = {
       id: `calls-per-tick-${k}-slis`,
