@@ -16,6 +16,7 @@ import * as prettier from 'prettier';
 import { BUNDLE_ENV } from '../test/helpers/cli.js';
 import { startSandboxProcess, type RunningSandbox } from '../test/helpers/sandbox.js';
 import { benchApiCalls } from './figures/api-calls.js';
+import { benchAccountRate, benchSliCalls } from './figures/account-demand.js';
 import { benchCliStart } from './figures/cli-start.js';
 import { benchBundles, benchColdStart } from './figures/cold-start.js';
 import { benchLease } from './figures/lease.js';
@@ -68,6 +69,8 @@ const GROUPS = [
   'cold-start',
   'reaction',
   'api-calls',
+  'sli-calls',
+  'account-rate',
   'memory',
   'lease',
   'overhead',
@@ -140,22 +143,50 @@ async function withSandbox<T>(
   }
 }
 
+const USAGE = `Usage: npm run bench -- [options]
+
+  --quick         fewer repetitions
+  --only <g,...>  a subset of figure groups: ${GROUPS.join(', ')}
+  --no-build      measure dist/ as it is
+  --dist <dir>    build into (and measure) <dir> instead of dist/
+  --out <file>    where the results go (default bench/results.json)
+  --help          this text
+`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      only: { type: 'string' },
-      'no-build': { type: 'boolean', default: false },
-      // Build into (and measure) this directory instead of dist/, e.g. a temporary one.
-      dist: { type: 'string' },
-      out: { type: 'string', default: path.join(ROOT, 'bench/results.json') },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        help: { type: 'boolean', short: 'h', default: false },
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        'no-build': { type: 'boolean', default: false },
+        dist: { type: 'string' },
+        out: { type: 'string', default: path.join(ROOT, 'bench/results.json') },
+      },
+    });
+  } catch (error) {
+    // A bad option is a usage error: say so and show the options, no stack trace.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const { values } = parsed;
   const reps = values.quick ? REPETITIONS.quick : REPETITIONS.full;
   const only = values.only?.split(',').map((s) => s.trim()) ?? [...GROUPS];
   const unknown = only.filter((g) => !(GROUPS as readonly string[]).includes(g));
-  if (unknown.length > 0)
-    throw new Error(`--only: unknown figure group(s) ${unknown.join(', ')}; expected ${GROUPS.join(', ')}`);
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `--only: unknown figure group(s) ${unknown.join(', ')}; expected ${GROUPS.join(', ')}\n\n${USAGE}`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   const wants = (g: Group): boolean => only.includes(g);
   const loadAtStart = os.loadavg();
   const figures: FigureResult[] = [];
@@ -204,7 +235,9 @@ async function main(): Promise<void> {
 
   // `overhead` runs on a sandbox of its own (10 s alarm evaluation), below.
   const live = GROUPS.filter(
-    (g) => wants(g) && !['bundle', 'scan', 'cli-start', 'overhead', 'notify', 'verdicts'].includes(g),
+    (g) =>
+      wants(g) &&
+      !['bundle', 'scan', 'cli-start', 'overhead', 'notify', 'verdicts', 'account-rate'].includes(g),
   );
   if (live.length > 0) {
     try {
@@ -220,6 +253,10 @@ async function main(): Promise<void> {
         if (wants('api-calls')) {
           log('API calls per tick: one held run with scrape, CloudWatch and Prometheus SLIs…');
           figures.push(...(await benchApiCalls(sandbox, log)));
+        }
+        if (wants('sli-calls')) {
+          log('AWS calls per tick: held runs with 1, 10 and 50 CloudWatch SLIs…');
+          figures.push(...(await benchSliCalls(sandbox, log)));
         }
         if (wants('memory')) {
           log(`memory: ${reps.memory} simulated 15-minute runs…`);
@@ -268,6 +305,12 @@ async function main(): Promise<void> {
         ),
       );
     }
+  }
+
+  if (wants('account-rate')) {
+    // Each N gets a sandbox of its own, so its request log holds that matrix alone.
+    log('account peak request rate: 1, 5 and 20 runs started together against FIS quota 5…');
+    figures.push(...(await benchAccountRate(log)));
   }
 
   const previous: FigureResult[] =

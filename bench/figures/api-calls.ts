@@ -20,6 +20,11 @@ import { requestLog, runToEnd, scrapeSlis, tempDir, writePlan, type PlanSli } fr
 /** SPEC §12: 1 GetMetricData for all CloudWatch SLIs, 1 GetExperiment, ≤ 1 query per Prometheus SLI. */
 export const CALLS_TARGET = 1;
 const RUN_TIMEOUT_MS = 120_000;
+/**
+ * Every AWS call of one fault tick: GetMetricData and GetExperiment each tick, and at most once each the
+ * lease beat (PutMetricData, every 5 s) and the kill switch (DescribeAlarms + GetSafetyLever, every 15 s).
+ */
+export const ALL_CALLS_TARGET = { max: 5, text: '≤ 5, whatever the SLI count' };
 /** Prometheus needs a few scrapes (1 s apart) before a 5 s rate has a value. */
 const PROMETHEUS_WARMUP_MS = 30_000;
 
@@ -107,6 +112,25 @@ export async function benchApiCalls(
       unit: 'calls/tick',
       method: 'stand-in request log, GetExperiment per fault tick',
     },
+    da: {
+      id: 'calls-describe-alarms',
+      figure: 'API calls per tick: DescribeAlarms (kill-switch alarm, lease)',
+      unit: 'calls/tick',
+      method: 'stand-in request log, DescribeAlarms per fault tick (the kill switch is read every 15 s)',
+    },
+    lever: {
+      id: 'calls-get-safety-lever',
+      figure: 'API calls per tick: GetSafetyLever',
+      unit: 'calls/tick',
+      method: 'stand-in request log, GetSafetyLever per fault tick (the kill switch is read every 15 s)',
+    },
+    all: {
+      id: 'calls-aws-total',
+      figure: 'API calls per tick: every AWS call',
+      unit: 'calls/tick',
+      method:
+        'stand-in request log, every FIS and CloudWatch request per fault tick, by operation in details',
+    },
     prom: {
       id: 'calls-prometheus-per-sli',
       figure: 'API calls per tick: Prometheus queries per Prometheus SLI',
@@ -156,6 +180,9 @@ export async function benchApiCalls(
       return [
         notMeasured(ids.gmd, one.text, why),
         notMeasured(ids.ge, one.text, why),
+        notMeasured(ids.da, one.text, why),
+        notMeasured(ids.lever, one.text, why),
+        notMeasured(ids.all, ALL_CALLS_TARGET.text, why),
         notMeasured(ids.prom, atMostOne.text, why),
       ];
     }
@@ -168,11 +195,34 @@ export async function benchApiCalls(
     const timesOf = (op: string): number[] => log2.filter((r) => r.operation === op).map((r) => r.time);
     const gmd = perTick(timesOf('GetMetricData'));
     const ge = perTick(timesOf('GetExperiment'));
-    const details = { verdict: out.summary?.verdict, faultTicks: fault.length };
+    const da = perTick(timesOf('DescribeAlarms'));
+    const lever = perTick(timesOf('GetSafetyLever'));
+    const all = perTick(
+      log2.filter((r) => r.service === 'fis' || r.service === 'cloudwatch').map((r) => r.time),
+    );
+    const ops = [...new Set(log2.map((r) => `${r.service}:${r.operation ?? 'unknown'}`))].sort();
+    const meanPerTickByOperation = Object.fromEntries(
+      ops.map((op) => {
+        const n = perTick(
+          log2.filter((r) => `${r.service}:${r.operation ?? 'unknown'}` === op).map((r) => r.time),
+        );
+        return [op, n.reduce((a, b) => a + b, 0) / Math.max(1, n.length)];
+      }),
+    );
+    const details = {
+      verdict: out.summary?.verdict,
+      faultTicks: fault.length,
+      meanPerTickByOperation,
+      perRunByOperation: j.cost?.calls,
+      estimatedCostUsd: j.cost?.totalUsd,
+    };
     log(`  ${fault.length} fault ticks, verdict ${out.summary?.verdict ?? '?'}`);
     const rows = [
       measured({ ...ids.gmd, details: { ...details, perTick: gmd } }, gmd, one),
       measured({ ...ids.ge, details: { ...details, perTick: ge } }, ge, one),
+      measured({ ...ids.da, details: { perTick: da } }, da, one),
+      measured({ ...ids.lever, details: { perTick: lever } }, lever, one),
+      measured({ ...ids.all, details: { perTick: all } }, all, ALL_CALLS_TARGET),
     ];
     if (proxy) {
       const perSli = perTick(proxy.queries).map((n) => n / promSlis.length);

@@ -28,11 +28,14 @@ import { SsmRunClaim } from '../injector/aws/ssm-run.js';
 import { conflicts } from '../preflight/concurrency.js';
 import { actionChainMs } from '../plan/refusals-timing.js';
 import {
+  activeExperimentCounter,
   alarmIncidentProbe,
   alarmWatchProbe,
   experimentLister,
   ledgerReader,
 } from '../injector/fis/probes.js';
+import { RunQueue } from '../engine/queue.js';
+import { RunMeter } from '../injector/aws/meter.js';
 import { CloudWatchSourceImpl } from '../metrics/cloudwatch/index.js';
 import { candidateCounter } from '../injector/aws/tagging.js';
 import { fisInjectorOf, taggingClientOf } from './aws.js';
@@ -222,6 +225,11 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const refused = (await staticStageRefusals(loaded, { policy, catalog }, clock.now())).length > 0;
   const early = o.early ?? startEarlyReads({ region: o.awsRegion, env: o.env, clock, readAhead: !refused });
   const clients = await early.clients();
+  // The run's AWS calls, counted at its clients for the cost estimate (the kill-switch read that went
+  // out before this point is not among them).
+  const meter = new RunMeter();
+  meter.attach(clients.fis, 'fis');
+  meter.attach(clients.cloudwatch, 'cloudwatch');
   const cloudwatch = new CloudWatchSourceImpl(clients.cloudwatch);
   // The source's retry backoff sleeps on the run's clock, like every other wait of the run.
   const prometheus = fromInputs && { ...fromInputs, clock };
@@ -234,17 +242,26 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
   const lease = new CloudWatchLease(clients.cloudwatch, plan.id, runKey);
   const who: RunIdentity = { owner: runKey, runId: o.runId, attempt: o.attempt, planId: plan.id };
   const ssm = createSsmClient({ region: clients.region });
+  meter.attach(ssm, 'ssm');
   // Not the run's signal: a cancelled run must still release its claims (each call has its own deadline).
   const claims = new SsmClaims(ssm, () => clock.now());
   const reservations = new BudgetReservations(claims, who, clock);
   const ledger = ledgerReader(clients.cloudwatch);
   const tagging = taggingClientOf(clients);
+  meter.attach(tagging, 'tagging');
   const injector = fisInjectorOf(clients, tagging, {
     env: o.env,
     clock,
     leaseKey: runKey,
     log,
     ...(o.drift ? { drift: o.drift } : {}),
+  });
+  // One queue for the run: the concurrency gate's wait and the waits for FIS's active-experiment quota
+  // share the queue timeout (engine/queue.ts).
+  const queue = new RunQueue({
+    clock,
+    timeoutMs: o.queueTimeoutMs ?? 0,
+    active: activeExperimentCounter(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt }).active,
   });
   const preflight = runGates(loaded, {
     catalog,
@@ -271,6 +288,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
       lister: experimentLister(clients, { planId: plan.id, runId: o.runId, attempt: o.attempt }),
       clock,
       queueTimeoutMs: o.queueTimeoutMs ?? 0,
+      queue,
     },
   });
   const journal: JournalWriter = notifyingJournal(
@@ -311,6 +329,7 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     clock,
     ttlMs: claimTtlMs(plan, o.stopVerifyTimeoutMs),
     queueTimeoutMs: o.queueTimeoutMs ?? 0,
+    queue,
     recheck: async (arns) => {
       const found = conflicts(arns, await lister.running());
       return found.length
@@ -351,6 +370,8 @@ export async function executeRun(o: RunOptions): Promise<RunResult> {
     stopVerifyTimeoutMs: o.stopVerifyTimeoutMs,
     cancelStopVerifyTimeoutMs: o.cancelStopVerifyTimeoutMs ?? CANCEL_STOP_VERIFY_MS,
     region: clients.region,
+    queue,
+    meter,
     settle,
     claim,
     ctx: {

@@ -83,4 +83,10 @@ export interface MidRunCheck {
    * they end it `failed`.
    */
   blind?: boolean | undefined;
+  /**
+   * For a `poll` check: ask at most this often (default: the state poll's cadence, the interval clamped
+   * to 1–5 s). For questions whose answer FIS acts on by itself, so the engine's own read only names
+   * the cause sooner (docs/fis.md, "AWS demand per tick").
+   */
+  everyMs?: number | undefined;
 }

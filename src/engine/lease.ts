@@ -71,6 +71,11 @@ export class LeaseKeeper {
     this.progress();
   }
 
+  /** Back to beating regardless of progress: the start was refused, so no experiment is live. */
+  unguard(): void {
+    this.guarding = false;
+  }
+
   /** Publishes the first beat (awaited: the alarm must see beats before the start) and starts the cadence. */
   async start(signal?: AbortSignal): Promise<void> {
     const { lease, clock } = this.o;

@@ -162,7 +162,7 @@ export async function observe(run: RunShared, d: ObserveDeps): Promise<FaultEnd>
     .map((check) => {
       const p = new Poll<string | null>(
         clock,
-        pollEvery,
+        Math.max(pollEvery, check.everyMs ?? 0),
         (signal, at) =>
           within(
             clock,

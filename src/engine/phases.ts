@@ -169,6 +169,14 @@ export async function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): P
  * Asks the injector, beside the steady-state ticks, whether the start is allowed yet, so that the
  * answer is at hand when the last measurement is taken and the start follows it without a call between.
  */
+/**
+ * How often the stop-condition alarms are read again during the steady state once they were all OK
+ * (DescribeAlarms: an account quota of 9 TPS shared by every run; docs/fis.md, "AWS demand").
+ */
+export const READINESS_RECHECK_MS = 5_000;
+/** How often while the lease alarm is still turning OK (it is evaluated every 10 s). */
+export const READINESS_WAITING_MS = 2_000;
+
 class ReadinessPoll {
   private result: { ready: boolean; waiting?: string; refusal?: InjectorRefusal } = {
     ready: false,
@@ -207,7 +215,13 @@ class ReadinessPoll {
             : { ready: false, waiting: `a readable answer (${errorMessage(error)})` };
           if (refusal) break;
         }
-        await this.clock.sleep(this.everyMs, signal);
+        // Once the alarms are OK it only needs to notice a change: every few seconds is enough, since
+        // the injector reads them once more right before StartExperiment. Waiting for the lease alarm to
+        // turn OK (CloudWatch evaluates it every 10 s), every 2 s, so the start follows the OK closely.
+        await this.clock.sleep(
+          Math.max(this.everyMs, this.result.ready ? READINESS_RECHECK_MS : READINESS_WAITING_MS),
+          signal,
+        );
       }
     })();
   }

@@ -14,13 +14,16 @@ import type { Gate, GateContext, MidRunCheck } from './gates.js';
 import type { Plan } from '../plan/schema.js';
 import {
   TERMINAL_STATUSES,
+  quotaOf,
   type ExperimentState,
   type Injector,
   type Lease,
   type ResolvedTarget,
   type RunContext,
 } from '../injector/injector.js';
-import type { RunClaim } from '../injector/ports.js';
+import type { ApiMeter, RunClaim } from '../injector/ports.js';
+import type { RunCost } from '../journal/types.js';
+import { actionMinutes, estimateCost } from './cost.js';
 import type { MetricSource, SourceKind } from '../metrics/source.js';
 import {
   EXIT_CODES,
@@ -40,6 +43,7 @@ import { CALL_DEADLINES, within } from './deadline.js';
 import { errorMessage, refusalOf, step } from './errors.js';
 import { journalHeader } from './header.js';
 import { LeaseKeeper } from './lease.js';
+import { RunQueue, underQuota, type QuotaWaitHost } from './queue.js';
 import { Measurer, gapText } from './measure.js';
 import { observe, type FaultEnd } from './observe.js';
 import { measureRecovery, measureSteadyState } from './phases.js';
@@ -89,6 +93,13 @@ export interface RunDeps {
   claim?: RunClaim | undefined;
   /** AWS Region, recorded for the console link. */
   region?: string | undefined;
+  /**
+   * The run's queue (engine/queue.ts): the `queue-timeout` shared by the concurrency gate and the waits
+   * for FIS's active-experiment quota. Absent: a full quota ends the run `not-run` at once.
+   */
+  queue?: RunQueue | undefined;
+  /** Counts the run's AWS API calls for its cost estimate (src/injector/aws/meter.ts). */
+  meter?: ApiMeter | undefined;
   ctx: RunContext;
 }
 
@@ -257,8 +268,20 @@ class GateRun implements RunShared {
     if (settle) await this.settle(verdict);
     this.event('verdict', `${verdict}: ${reason}`, { verdict, exitCode });
     this.timing({ finishedAt: this.now() });
+    this.deps.journal.update({ cost: this.cost() });
     const final = await this.deps.journal.finish({ verdict, reason, exitCode, judgement });
     return { verdict, reason, exitCode, final };
+  }
+
+  /** The run's AWS calls, FIS action-minutes and their estimated cost, as counted up to now. */
+  private cost(): RunCost {
+    const now = this.now();
+    return estimateCost({
+      calls: this.deps.meter?.calls() ?? {},
+      metricsRequested: this.deps.meter?.metricsRequested() ?? 0,
+      fisActionMinutes: actionMinutes(this.lastActionStates, now),
+      leaseMs: this.leaseStartedAt === undefined ? 0 : now - this.leaseStartedAt,
+    });
   }
 
   private journalFailureNoted = false;
@@ -309,7 +332,8 @@ class GateRun implements RunShared {
     try {
       return await once();
     } catch (error) {
-      if (refusalOf(error)) throw error;
+      // A refusal, or FIS's quota answer: nothing was started, so there is nothing to ask again about.
+      if (refusalOf(error) || quotaOf(error)) throw error;
       this.event(
         'error',
         `starting the experiment failed (${errorMessage(error)}); asking again with the same idempotency key`,
@@ -388,11 +412,18 @@ class GateRun implements RunShared {
     );
     this.deps.journal.update({ templateId: provisioned.templateId });
     this.event('provision', `template ${provisioned.templateId} ${provisioned.action}`, { ...provisioned });
-    const resolution = await step('resolving targets (dry run)', () =>
-      within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', (s) =>
-        this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx, s),
+    const dryRun = await underQuota(this.quotaHost(), this.queue, 'the dry run', () =>
+      step('resolving targets (dry run)', () =>
+        within(this.clock, CALL_DEADLINES.dryRunMs, 'the dry run', (s) =>
+          this.deps.injector.resolveTargets(this.plan, provisioned.templateId, this.deps.ctx, s),
+        ),
       ),
     );
+    if (!dryRun.ok) {
+      this.event('not-run', dryRun.reason, { gate: 'quota' });
+      return;
+    }
+    const resolution = dryRun.value;
     const targets = resolution.targets;
     this.deps.journal.update({ resolvedTargets: targets });
     const resolvedData: Record<string, unknown> = { count: targets.length, complete: resolution.complete };
@@ -418,12 +449,51 @@ class GateRun implements RunShared {
     }
     // A journal that can no longer be written refuses the start: nothing would record the fault.
     if (this.noteJournalFailure()) return;
-    if (!(await this.armChecks())) return;
-    // From here on a heartbeat means "the run loop is advancing", not "the process exists".
-    this.lease?.guard();
-    this.startAttempted = true;
-    const sentAt = this.now();
-    const started = await step('starting the experiment', () => this.start(provisioned.templateId));
+    let sentAt = this.now();
+    let queuedForQuota = false;
+    let steadyLost = false;
+    let unarmed = false;
+    const startOutcome = await underQuota(
+      {
+        ...this.quotaHost(),
+        // FIS refused the start: nothing is live, so the lease beats regardless of progress again.
+        onWait: () => {
+          queuedForQuota = true;
+          this.startAttempted = false;
+          this.lease?.unguard();
+        },
+      },
+      this.queue,
+      'the start',
+      async () => {
+        // Queued for the quota: other runs' faults may have been on meanwhile, so the steady state the
+        // run measured is stale; it is measured again right before the start.
+        if (queuedForQuota) {
+          const again = await measureSteadyState(this, this.measurer);
+          if (again === undefined) {
+            steadyLost = true;
+            return undefined;
+          }
+          lastSteadyAt = again;
+        }
+        // The mid-run checks take their baselines right before the start (after any quota wait).
+        if (!(await this.armChecks())) {
+          unarmed = true;
+          return undefined;
+        }
+        // From here on a heartbeat means "the run loop is advancing", not "the process exists".
+        this.lease?.guard();
+        this.startAttempted = true;
+        sentAt = this.now();
+        return step('starting the experiment', () => this.start(provisioned.templateId));
+      },
+    );
+    if (steadyLost || unarmed) return;
+    if (!startOutcome.ok) {
+      this.event('not-run', startOutcome.reason, { gate: 'quota' });
+      return;
+    }
+    const started = startOutcome.value!;
     const experimentId = started.experimentId;
     this.experimentId = experimentId;
     if (started.found) {
@@ -499,6 +569,21 @@ class GateRun implements RunShared {
   }
 
   private startSentAt: number | undefined;
+
+  private queueOf?: RunQueue;
+  /** The run's queue: the front door's, or one that does not wait. */
+  private get queue(): RunQueue {
+    this.queueOf ??= this.deps.queue ?? new RunQueue({ clock: this.clock, timeoutMs: 0 });
+    return this.queueOf;
+  }
+
+  private quotaHost(): QuotaWaitHost {
+    return {
+      clock: this.clock,
+      signal: this.deps.signal,
+      event: (type, message, data) => this.event(type, message, data),
+    };
+  }
 
   /**
    * Lets every mid-run check take its baseline right before the start (the alerts already firing). One
@@ -625,6 +710,7 @@ class GateRun implements RunShared {
   private async startLease(): Promise<void> {
     const lease = this.deps.lease;
     if (!lease) return;
+    this.leaseStartedAt = this.now();
     const keeper = new LeaseKeeper({
       lease,
       clock: this.clock,
@@ -644,6 +730,7 @@ class GateRun implements RunShared {
    * journal with FIS's reason.
    */
   private noteState(s: ExperimentState): boolean {
+    if (s.actionStates) this.lastActionStates = s.actionStates;
     const actions = s.actions ?? {};
     const injectedNow =
       s.injected === true ||
@@ -678,6 +765,9 @@ class GateRun implements RunShared {
   }
 
   private lastActions: string | undefined;
+  /** The experiment's actions as FIS last reported them (their times give the action-minutes). */
+  private lastActionStates: ExperimentState['actionStates'];
+  private leaseStartedAt: number | undefined;
 
   /** One line for a state read: the experiment's status and FIS's reason, then any action that did not run as planned. */
   private stateMessage(s: ExperimentState): string {

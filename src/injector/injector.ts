@@ -146,6 +146,23 @@ export interface Lease {
  * `not-run` when the reason is the world's state of the moment rather than the plan (FIS did not finish
  * the dry run in time: the same plan may run once FIS answers).
  */
+/**
+ * FIS answered a start (a dry run or the experiment) with its account quota on active experiments
+ * (`ServiceQuotaExceededException`, HTTP 402): nothing was started. It says "not now", never that the
+ * plan or the set-up is wrong, so the engine queues on it and never ends the run `failed` for it.
+ */
+export class QuotaExceeded extends Error {
+  override name = 'QuotaExceeded';
+}
+
+/** The QuotaExceeded in `error`'s cause chain, if any. */
+export function quotaOf(error: unknown): QuotaExceeded | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof QuotaExceeded) return e;
+  }
+  return undefined;
+}
+
 export class InjectorRefusal extends Error {
   override name = 'InjectorRefusal';
   constructor(

@@ -60,3 +60,11 @@ export interface RunClaim {
    */
   release(faultEnded: boolean): Promise<string | undefined>;
 }
+
+/** The AWS API calls a run made so far, counted at its clients (src/injector/aws/meter.ts). */
+export interface ApiMeter {
+  /** Calls by `service:Operation` (e.g. `cloudwatch:GetMetricData`), one per command sent. */
+  calls(): Record<string, number>;
+  /** Metrics requested through GetMetricData (CloudWatch bills per metric requested, not per call). */
+  metricsRequested(): number;
+}

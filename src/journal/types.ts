@@ -115,6 +115,34 @@ export interface BudgetFigures {
   remainingAfter?: number;
 }
 
+/** One priced line of a run's cost estimate. */
+export interface CostLine {
+  item: string;
+  quantity: number;
+  unit: string;
+  /** US dollars per unit. */
+  unitUsd: number;
+  usd: number;
+}
+
+/**
+ * What the run cost in AWS, estimated by the engine from what it counted (src/engine/cost.ts) and the
+ * public prices it names (docs/cost.md); renderers show it and never recount.
+ */
+export interface RunCost {
+  /** AWS API calls the run made, by `service:Operation`. */
+  calls: Record<string, number>;
+  /** Metrics requested through GetMetricData. */
+  metricsRequested: number;
+  /** FIS action-minutes: each action's run time as FIS reports it, rounded to the nearest minute. */
+  fisActionMinutes: number;
+  lines: CostLine[];
+  /** The sum of the lines, US dollars. */
+  totalUsd: number;
+  /** Where the prices come from and when they were read. */
+  prices: { source: string; asOf: string; region: string };
+}
+
 export interface JournalHeader {
   kind: 'chaos-gate-journal';
   version: 1;
@@ -172,6 +200,8 @@ export interface Journal extends JournalHeader {
   events: JournalEvent[];
   timings: Timings;
   budget?: BudgetFigures;
+  /** The run's AWS calls, FIS action-minutes and estimated cost (absent in older journals). */
+  cost?: RunCost;
   /**
    * The verdict's evidence, computed once by the engine and written with the final record. Absent in
    * journals written before it existed and in crashed prefixes: read them through `judgementOf`.

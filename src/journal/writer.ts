@@ -28,9 +28,9 @@ import {
   type MeasurementSummary,
 } from './columns.js';
 
-/** Fields learned while the run goes (experiment id, targets, timings, budget). */
+/** Fields learned while the run goes (experiment id, targets, timings, budget, cost). */
 export type JournalPatch = Partial<
-  Pick<Journal, 'experimentId' | 'templateId' | 'resolvedTargets' | 'timings' | 'budget'>
+  Pick<Journal, 'experimentId' | 'templateId' | 'resolvedTargets' | 'timings' | 'budget' | 'cost'>
 >;
 
 /** The closing record. */

@@ -9,6 +9,7 @@ import { formatDuration } from '../plan/duration.js';
 import type { ExperimentLister, RunningExperiment } from '../injector/ports.js';
 import { rethrowSetupError } from './setup-error.js';
 import { errorMessage } from '../errors/message.js';
+import type { RunQueue } from '../engine/queue.js';
 
 export type { ExperimentLister, RunningExperiment } from '../injector/ports.js';
 
@@ -71,6 +72,11 @@ export interface ConcurrencyGateOptions {
   pollMs?: number | undefined;
   /** Experiment ids of this run itself (e.g. its dry run), never a conflict. */
   ownIds?: (() => readonly string[]) | undefined;
+  /**
+   * The run's queue (engine/queue.ts): this gate's wait and the waits for FIS's active-experiment quota
+   * share its budget, and its polls are jittered so runners started together do not poll together.
+   */
+  queue?: RunQueue | undefined;
 }
 
 /** The concurrency gate (stage `after-targets`: it compares resolved target ARNs). */
@@ -92,8 +98,9 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
           field: 'fis.targets',
         };
       }
-      const started = options.clock.now();
-      const deadline = started + options.queueTimeoutMs;
+      const queue = options.queue;
+      let started = options.clock.now();
+      let deadline = started + options.queueTimeoutMs;
       let polls = 0;
       while (true) {
         let running: RunningExperiment[];
@@ -110,7 +117,7 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
         }
         polls += 1;
         const found = conflicts(mine, running, options.ownIds?.() ?? []);
-        const waited = options.clock.now() - started;
+        const waited = queue ? queue.waited() : options.clock.now() - started;
         if (found.length === 0) {
           return {
             pass: true,
@@ -121,6 +128,11 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
           };
         }
         const names = found.map(describe).join('; ');
+        if (queue) {
+          // The run's one queue: counted from its first wait, whichever it was.
+          started = queue.begin();
+          deadline = queue.deadline();
+        }
         if (ctx.signal?.aborted) {
           return { pass: false, verdict: 'not-run', reason: `cancelled while queued behind ${names}` };
         }
@@ -143,7 +155,8 @@ export function concurrencyGate(options: ConcurrencyGateOptions): Gate {
             experiments: found.map((c) => c.experiment.id),
           },
         });
-        await options.clock.sleep(Math.min(pollMs, deadline - now), ctx.signal);
+        const poll = queue ? queue.jitter(pollMs) : pollMs;
+        await options.clock.sleep(Math.min(poll, deadline - now), ctx.signal);
       }
     },
   };

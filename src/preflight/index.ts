@@ -3,6 +3,7 @@
  * tick while the fault may be on. Front doors build them here from the plan and the probes they wire
  * (concrete FIS, Prometheus or CloudWatch code stays on their side of these interfaces).
  */
+import type { RunQueue } from '../engine/queue.js';
 import type { Clock } from '../clock/clock.js';
 import type { Gate, MidRunCheck } from '../engine/gates.js';
 import type { Plan } from '../plan/schema.js';
@@ -47,6 +48,7 @@ export interface PreflightOptions {
         queueTimeoutMs: number;
         pollMs?: number | undefined;
         ownIds?: (() => readonly string[]) | undefined;
+        queue?: RunQueue | undefined;
       }
     | undefined;
   candidates?: CandidateCounter | undefined;

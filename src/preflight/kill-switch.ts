@@ -45,13 +45,24 @@ export function killSwitchGate(probe: KillSwitchProbe): Gate {
 }
 
 /**
- * Every tick: an engaged kill switch aborts the run. FIS also stops through the kill-switch alarm; this
- * check makes the engine notice within one interval. A failed read is not an abort here, because the
- * alarm (a stop condition of the template) does not depend on this runner.
+ * How often the running gate reads the kill switch (the kill-switch alarm, then the FIS safety lever):
+ * both stop the experiment without this runner — the alarm is a stop condition of the template, and an
+ * engaged lever makes FIS stop every running experiment — and the engine reads the experiment's state
+ * every 1–5 s, so it sees that stop within one state poll. Reading the switch itself only names the
+ * cause sooner; every 15 s keeps DescribeAlarms (account quota 9 TPS) and GetSafetyLever off the
+ * per-tick path (docs/fis.md, "AWS demand per tick").
+ */
+export const KILL_SWITCH_MID_RUN_EVERY_MS = 15_000;
+
+/**
+ * While the fault is on: an engaged kill switch aborts the run. FIS also stops through the kill-switch
+ * alarm and the safety lever; this check names the cause. A failed read is not an abort here, because
+ * the alarm (a stop condition of the template) does not depend on this runner.
  */
 export function killSwitchMidRunCheck(probe: KillSwitchProbe): MidRunCheck {
   return {
     name: 'kill-switch',
+    everyMs: KILL_SWITCH_MID_RUN_EVERY_MS,
     async check(_now, signal) {
       try {
         const state = await probe.engaged(signal);

@@ -337,6 +337,31 @@ function budget(j: Journal): string[] {
   return [...out, ''];
 }
 
+/** Dollars: cents for a cent or more, two significant digits below (a price per request). */
+const usd = (x: number): string =>
+  `$${x >= 0.01 || x === 0 ? x.toFixed(2) : String(Number(x.toPrecision(2)))}`;
+
+/** The cost the engine estimated (journal `cost`), with the prices it used; nothing is recounted here. */
+function cost(j: Journal): string[] {
+  const c = j.cost;
+  if (!c) return [];
+  const calls = Object.values(c.calls).reduce((a, b) => a + b, 0);
+  const out = [
+    '### Estimated AWS cost',
+    '',
+    `About **${usd(c.totalUsd)}** for this run: ${c.fisActionMinutes} FIS action-minute(s), ${calls} AWS API call(s).`,
+  ];
+  if (c.lines.length > 0) out.push('', '| item | quantity | unit price | cost |', '|---|---:|---:|---:|');
+  for (const l of c.lines)
+    out.push(`| ${mdCell(l.item)} | ${l.quantity} ${mdCell(l.unit)} | ${usd(l.unitUsd)} | ${usd(l.usd)} |`);
+  out.push(
+    '',
+    `List prices for ${mdCell(c.prices.region)} read ${mdCell(c.prices.asOf)} (${mdCell(c.prices.source)}); free tiers not applied. FIS API calls are not billed.`,
+    '',
+  );
+  return out;
+}
+
 function trace(events: JournalEvent[], origin: TimeOrigin): string[] {
   const out = ['<details><summary>Event trace</summary>', '', '| time | event | message |', '|---|---|---|'];
   for (const e of events) {
@@ -430,7 +455,7 @@ export function renderSummary(j: Journal): string {
     out.push('');
   }
   out.push('### Timings', '', ...timings(j, origin), '');
-  out.push(...targets(j), ...budget(j));
+  out.push(...targets(j), ...budget(j), ...cost(j));
   const body = [...out, ...trace(j.events, origin)].join('\n');
   if (Buffer.byteLength(body) <= MAX_SUMMARY_BYTES) return body;
   return [

@@ -7,7 +7,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { errorMessage } from '../errors/message.js';
-import { CanaryConfig, FisTimingsConfig, LoadConfig, defined, describeIssues } from './config.js';
+import {
+  CanaryConfig,
+  FisQuotasConfig,
+  FisTimingsConfig,
+  LoadConfig,
+  defined,
+  describeIssues,
+} from './config.js';
 import type { Canary } from './canary.js';
 import type { ActionRun, FisStandIn } from './fis/service.js';
 import type { LoadGenerator } from './loadgen.js';
@@ -216,6 +223,7 @@ export function adminRoute(method: string, url: URL, body: unknown, deps: AdminD
           timings: deps.fis.timings,
           safetyLever: deps.fis.leverStatus(),
           liveExperiments: deps.fis.liveExperiments().length,
+          quotas: deps.fis.quotas,
         },
         canary: {
           behaviour: deps.canary.settings,
@@ -272,6 +280,14 @@ export function adminRoute(method: string, url: URL, body: unknown, deps: AdminD
       const t = parse(FisTimingsConfig, body, `${method} /fis/timings body`);
       if (isReply(t)) return t;
       return ok({ timings: deps.fis.setTimings(defined(t)) });
+    }
+    case 'GET /fis/quotas':
+      return ok({ quotas: deps.fis.quotas });
+    case 'PATCH /fis/quotas': {
+      const q = parse(FisQuotasConfig, body, `${method} /fis/quotas body`);
+      if (isReply(q)) return q;
+      deps.fis.setQuotas(defined(q));
+      return ok({ quotas: deps.fis.quotas });
     }
     case 'POST /fis/fail': {
       const f = parse(ForceFailure, body ?? {}, 'POST /fis/fail body');

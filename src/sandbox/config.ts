@@ -29,6 +29,11 @@ export const FisTimingsConfig = z.strictObject({
   leverEngagingMs: z.optional(Ms),
 });
 
+/** FIS quotas a test may lower (see `FisQuotas`); FIS's own are the default. */
+export const FisQuotasConfig = z.strictObject({
+  activeExperiments: z.optional(z.number().check(z.int()).check(z.gte(1)).check(z.lte(5))),
+});
+
 /** Canary behaviour (see `CanaryBehaviour`). */
 export const CanaryConfig = z.strictObject({
   fallback: z.optional(z.boolean()),
@@ -85,6 +90,8 @@ export const SandboxConfig = z.strictObject({
     }),
   ),
   fis: z.optional(FisTimingsConfig),
+  /** FIS quotas lowered for tests: `activeExperiments` (1–5; FIS allows 5 per account and Region). */
+  fisQuotas: z.optional(FisQuotasConfig),
   canary: z.optional(CanaryConfig),
   load: z.optional(LoadConfig),
   /** How often the canary publishes to CloudWatch and alarms are evaluated. */

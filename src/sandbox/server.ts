@@ -276,6 +276,7 @@ export async function startSandbox(opts: StartOptions = {}): Promise<SandboxHand
     inventory,
     alarms: cloudwatch,
     timings: defined(config.fis),
+    quotas: defined(config.fisQuotas),
     sink: {
       started(run) {
         actions.push(run);

@@ -344,6 +344,14 @@ export class SimInjector implements Injector {
       const s: ExperimentState = { status: end.status, reason: end.reason, actions: actions(actionStatus) };
       if (end.errorCode !== undefined) s.errorCode = end.errorCode;
       s.injected = ran;
+      // The actions' times as FIS reports them: from the end of initiating to the experiment's end.
+      if (ran)
+        s.actionStates = Object.fromEntries(
+          this.actionNames.map((n) => [
+            n,
+            { status: actionStatus, startTime: start + b.initiating, endTime: end.at },
+          ]),
+        );
       return s;
     }
     const stopping =

@@ -97,8 +97,6 @@ describe('the same defaults in the CLI and the action', () => {
     expect(action.inputs['queue-timeout']?.default).toBe(DEFAULT_QUEUE_TIMEOUT);
     expect(INPUT_DEFAULTS['queue-timeout']).toBe(DEFAULT_QUEUE_TIMEOUT);
     const help = await cli(['run', '--help']);
-    expect(help.out).toContain(
-      `--queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})`,
-    );
+    expect(help.out).toContain(`active-experiment quota (default ${DEFAULT_QUEUE_TIMEOUT})`);
   });
 });

@@ -191,19 +191,24 @@ describe('recovery', () => {
 });
 
 describe('the readiness check', () => {
-  it('is asked every second at most, whatever the interval, and not after the start', async () => {
+  it('is asked every 2 s while waiting, every 5 s once OK, whatever the interval, and not after the start', async () => {
     let asked: number[] = [];
-    const plan = planWith((p: PlanInput) => void (p.hypothesis.interval = '2s'));
+    const plan = planWith((p: PlanInput) => {
+      p.hypothesis.interval = '2s';
+      p.hypothesis.steadyState = { duration: '20s' };
+    });
     const { world } = await simulate(held(), {
       plan,
       deps: (w) => {
-        const r = withReadiness(w, () => Promise.resolve(null));
+        // Waiting for the lease alarm for the first three answers, then OK.
+        const r = withReadiness(w, (n) => Promise.resolve(n < 3 ? 'the lease alarm to turn OK' : null));
         asked = r.at;
         return { injector: r.injector };
       },
     });
-    const gaps = new Set(asked.slice(1).map((t, i) => t - asked[i]!));
-    expect(gaps).toEqual(new Set([1000]));
+    const gaps = asked.slice(1).map((t, i) => t - asked[i]!);
+    expect(gaps.slice(0, 3)).toEqual([2000, 2000, 2000]);
+    expect(new Set(gaps.slice(3))).toEqual(new Set([5000]));
     const startedAt = world.injector.startedAt! - world.createdAt;
     expect(asked.every((t) => t <= startedAt)).toBe(true);
   });

@@ -592,6 +592,52 @@ describe('idempotency and errors', () => {
   });
 });
 
+describe('the active-experiments quota (lowered through the admin endpoint)', () => {
+  it('counts a live dry run, answers ServiceQuotaExceededException 402 past it, and records the peak', async () => {
+    const id = await createTemplate({
+      targets: {},
+      actions: { w: { actionId: 'aws:fis:wait', parameters: { duration: 'PT1H' } } },
+    });
+    await sandbox.admin.send('PATCH', '/fis/quotas', { activeExperiments: 2 });
+    const live: string[] = [];
+    try {
+      live.push(await start(id));
+      // The dry run is still initiating (150 ms), so it is an active experiment like any other.
+      fis.patch.experimentOptions = { actionsMode: 'skip-all' };
+      try {
+        live.push(await start(id));
+      } finally {
+        delete fis.patch.experimentOptions;
+      }
+      await expect(start(id)).rejects.toMatchObject({
+        name: 'ServiceQuotaExceededException',
+        message: 'The quota of 2 active experiments is reached.',
+        $metadata: { httpStatusCode: 402 },
+      });
+      const { quotas } = await sandbox.admin.get<{
+        quotas: { activeExperiments: number; peakLive: number; quotaAnswers: number };
+      }>('/fis/quotas');
+      expect(quotas.activeExperiments).toBe(2);
+      expect(quotas.peakLive).toBeGreaterThanOrEqual(2);
+      expect(quotas.quotaAnswers).toBeGreaterThanOrEqual(1);
+    } finally {
+      await sandbox.admin.send('PATCH', '/fis/quotas', { activeExperiments: 5 });
+      for (const e of live)
+        await fis.client.send(new StopExperimentCommand({ id: e })).catch(() => undefined);
+      for (const e of live)
+        await waitForExperiment(fis.client, e, (x) =>
+          ['stopped', 'completed'].includes(String(x.state?.status)),
+        );
+    }
+  });
+
+  it('refuses a quota above what FIS allows, naming the field', async () => {
+    await expect(sandbox.admin.send('PATCH', '/fis/quotas', { activeExperiments: 6 })).rejects.toThrow(
+      /400.*activeExperiments/,
+    );
+  });
+});
+
 describe('templates, tags and listing', () => {
   it('creates, updates (present fields replace), lists, tags and deletes a template', async () => {
     const created = await fis.client.send(new CreateExperimentTemplateCommand(template()));

@@ -39,7 +39,8 @@ Options:
   --prometheus-header 'K: V'  extra header, repeatable (or CHAOS_GATE_PROMETHEUS_HEADERS)
   --alertmanager-url <url>    Alertmanager for abort.alerts (or CHAOS_GATE_ALERTMANAGER_URL)
   --aws-region <region>       AWS Region (or AWS_REGION)
-  --queue-timeout <duration>  wait this long for overlapping chaos-gate experiments (default ${DEFAULT_QUEUE_TIMEOUT})
+  --queue-timeout <duration>  wait this long, in all, for overlapping chaos-gate experiments and for FIS's
+                              active-experiment quota (default ${DEFAULT_QUEUE_TIMEOUT})
   --abort-file <path>         a file whose appearance aborts the run
   --drift repair|refuse       what to do with a template edited by hand (default repair)
   --notify KIND=URL           send the run to a sink, repeatable; KIND cdevents, slack, pagerduty or

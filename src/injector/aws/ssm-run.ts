@@ -36,6 +36,12 @@ export interface SsmRunClaimOptions {
   ttlMs: number;
   /** How long to queue behind other runs' claims (the `queue-timeout` input); 0 = do not wait. */
   queueTimeoutMs: number;
+  /**
+   * The run's one queue (engine/queue.ts), when the front door has one: `begin()` marks the run's first
+   * wait, whichever queue it was in, and `deadline()` is the end of the whole queue timeout, so the
+   * claim's wait and the waits for other experiments and for FIS's quota share one budget.
+   */
+  queue?: { begin(): number; deadline(): number } | undefined;
   pollMs?: number | undefined;
   /** The running experiments on these ARNs, described; undefined when none (ListExperiments again). */
   recheck?: ((arns: readonly string[], signal?: AbortSignal) => Promise<string | undefined>) | undefined;
@@ -97,7 +103,7 @@ export class SsmRunClaim implements RunClaim {
       };
     const clock = this.o.clock;
     const started = clock.now();
-    const deadline = started + this.o.queueTimeoutMs;
+    let deadline = started + this.o.queueTimeoutMs;
     const poll = this.o.pollMs ?? CLAIM_POLL_MS;
     let last = '';
     for (let attempt = 1; ; attempt++) {
@@ -120,6 +126,10 @@ export class SsmRunClaim implements RunClaim {
       }
       if (!blocker) break;
       last = blocker;
+      if (this.o.queue) {
+        this.o.queue.begin();
+        deadline = this.o.queue.deadline();
+      }
       const waited = clock.now() - started;
       if (signal?.aborted)
         return { ok: false, verdict: 'not-run', reason: `cancelled while queued: ${blocker}` };

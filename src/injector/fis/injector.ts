@@ -31,6 +31,7 @@ import type { Plan } from '../../plan/schema.js';
 import type { Clock } from '../../clock/clock.js';
 import {
   InjectorRefusal,
+  QuotaExceeded,
   TERMINAL_STATUSES,
   type ActionState,
   type ExperimentState,
@@ -62,14 +63,27 @@ import {
   alarmNameFromArn,
   alarmStates,
   deleteLeaseAlarm,
-  ensureKillSwitchAlarm,
-  ensureLeaseAlarm,
+  ensureRunAlarms,
   KILL_SWITCH_ALARM,
   LEASE_ALARM_PREFIX,
 } from './alarms.js';
 import { ALARM_SOURCE } from '../../plan/fis.js';
 
 export { InjectorRefusal };
+
+/**
+ * A start FIS answered with `ServiceQuotaExceededException` (the Smithy model's error for StartExperiment
+ * over a quota, HTTP 402) becomes {@link QuotaExceeded}: the engine queues on it.
+ */
+async function quotaAnswer<T>(call: Promise<T>, label: string): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if ((error as { name?: unknown }).name === 'ServiceQuotaExceededException')
+      throw new QuotaExceeded(`${label}: ${errorMessage(error)}`, { cause: error });
+    throw error;
+  }
+}
 
 export interface FisInjectorOptions {
   fis: FisClient;
@@ -194,8 +208,7 @@ export class FisInjector implements Injector {
     plan: Plan,
     ctx: RunContext,
   ): Promise<{ templateId: string; action: 'created' | 'reused' | 'updated' | 'repaired' }> {
-    const lease = await ensureLeaseAlarm(this.cw, plan.id, undefined, this.opts.leaseKey);
-    const kill = await ensureKillSwitchAlarm(this.cw);
+    const { lease, kill } = await ensureRunAlarms(this.cw, plan.id, this.opts.leaseKey);
     let content: TemplateContent;
     try {
       content = templateContent(plan, { lease: lease.AlarmArn ?? '', killSwitch: kill.AlarmArn ?? '' });
@@ -454,11 +467,14 @@ export class FisInjector implements Injector {
       tags: { ...tagsOf(plan, ctx), [TAG_DRY_RUN]: 'true' },
       experimentOptions: { actionsMode: 'skip-all' },
     };
-    const started = await this.call(
-      new StartExperimentCommand(input),
-      DEADLINES.fisStartExperiment,
+    const started = await quotaAnswer(
+      this.call(
+        new StartExperimentCommand(input),
+        DEADLINES.fisStartExperiment,
+        'FIS StartExperiment (dry run)',
+        signal,
+      ),
       'FIS StartExperiment (dry run)',
-      signal,
     );
     const experiment = started.experiment;
     const id = experiment?.id;
@@ -513,7 +529,10 @@ export class FisInjector implements Injector {
           'not-run',
         );
       }
-      await clock.sleep(Math.min(1000, deadline - clock.now()), signal);
+      // CloudWatch evaluates the 10 s lease alarm every 10 s: a look every 2–3 s (jittered, so runs
+      // started together do not read together) costs at most 3 s and keeps DescribeAlarms, an account
+      // quota of 9 TPS, off a per-second cadence per run.
+      await clock.sleep(Math.min(2000 + Math.random() * 1000, deadline - clock.now()), signal);
     }
   }
 
@@ -669,15 +688,18 @@ export class FisInjector implements Injector {
     signal?: AbortSignal,
   ): Promise<{ experimentId: string }> {
     await this.requireAlarmsOk();
-    const out = await this.call(
-      new StartExperimentCommand({
-        clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
-        experimentTemplateId: templateId,
-        tags: tagsOf(plan, ctx),
-      }),
-      DEADLINES.fisStartExperiment,
+    const out = await quotaAnswer(
+      this.call(
+        new StartExperimentCommand({
+          clientToken: clientToken('run', ctx.runId, String(ctx.attempt), plan.id),
+          experimentTemplateId: templateId,
+          tags: tagsOf(plan, ctx),
+        }),
+        DEADLINES.fisStartExperiment,
+        'FIS StartExperiment',
+        signal,
+      ),
       'FIS StartExperiment',
-      signal,
     );
     const id = out.experiment?.id;
     if (!id) throw new Error('FIS StartExperiment returned no experiment id');

@@ -44,17 +44,68 @@ export function experimentLister(
   };
 }
 
+/**
+ * FIS allows at most this many active experiments per account and Region (quota L-F5FCA485, not
+ * adjustable): once a listing has seen this many live ones it has seen them all, so it stops paging.
+ */
+export const FIS_ACTIVE_LIMIT = 5;
+
+/**
+ * The account's live experiments (pending, initiating, running, stopping), any tags and dry runs
+ * included, as FIS's active-experiments quota counts them — except this run's own experiment (`own`).
+ * ListExperiments cannot filter by state and its order is undocumented, so it pages until `atLeast`
+ * live ones are found or the pages end.
+ */
+export function activeExperimentCounter(
+  clients: Pick<Clients, 'fis'>,
+  own?: { planId: string; runId: string; attempt: number },
+): {
+  active(atLeast: number, signal?: AbortSignal): Promise<number>;
+} {
+  return {
+    active: (atLeast, signal) =>
+      classified(async () => {
+        let n = 0;
+        let nextToken: string | undefined;
+        do {
+          const page = await clients.fis.send(
+            new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
+            signal ? { abortSignal: signal } : {},
+          );
+          for (const e of page.experiments ?? []) {
+            if (!LIVE.has(String(e.state?.status))) continue;
+            // This run's own experiment (a retried step's predecessor started it) is the one its start
+            // returns by its client token: it takes no further slot.
+            if (
+              own &&
+              e.tags?.[TAG_PLAN] === own.planId &&
+              e.tags?.[TAG_RUN] === own.runId &&
+              e.tags?.[TAG_ATTEMPT] === String(own.attempt) &&
+              e.tags?.['chaos-gate:dry-run'] !== 'true'
+            )
+              continue;
+            n++;
+          }
+          nextToken = page.nextToken;
+        } while (nextToken && n < atLeast);
+        return n;
+      }),
+  };
+}
+
 async function listRunning(
   clients: Clients,
   own: { planId: string; runId: string; attempt: number } | undefined,
 ): Promise<RunningExperiment[]> {
   const out: RunningExperiment[] = [];
   let nextToken: string | undefined;
+  let live = 0;
   do {
     const page = await clients.fis.send(
       new ListExperimentsCommand({ maxResults: 100, ...(nextToken ? { nextToken } : {}) }),
     );
     for (const e of page.experiments ?? []) {
+      if (LIVE.has(String(e.state?.status))) live++;
       const planId = e.tags?.[TAG_PLAN];
       if (!e.id || !planId || e.tags?.['chaos-gate:dry-run'] === 'true') continue;
       if (!LIVE.has(String(e.state?.status))) continue;
@@ -84,7 +135,8 @@ async function listRunning(
       out.push({ id: e.id, planId, targets });
     }
     nextToken = page.nextToken;
-  } while (nextToken);
+    // Every live experiment of the account has been seen once FIS's quota of them has.
+  } while (nextToken && live < FIS_ACTIVE_LIMIT);
   return out;
 }
 

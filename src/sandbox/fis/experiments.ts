@@ -23,7 +23,11 @@ import {
 } from './store.js';
 import { listAnswer } from './wire.js';
 
-/** Active experiments per account and Region (SQ-FIS L-F5FCA485). */
+/**
+ * Active experiments per account and Region: FIS's quota L-F5FCA485 is 5 (docs/sandbox.md). A dry run
+ * (`actionsMode: skip-all`) is an experiment FIS starts, so it counts while it is live. The sandbox
+ * config (`fisQuotas.activeExperiments`) lowers it for tests.
+ */
 export const MAX_ACTIVE_EXPERIMENTS = 5;
 /** Actions running in parallel in one experiment (SQ-FIS L-EB051440). */
 export const MAX_PARALLEL_ACTIONS = 10;
@@ -42,6 +46,8 @@ export interface ExperimentDeps {
   random: () => number;
   /** True while the safety lever is engaging or engaged: a new experiment is cancelled before it runs. */
   leverHeld: () => boolean;
+  /** The active-experiments quota now in force (default {@link MAX_ACTIVE_EXPERIMENTS}). */
+  activeQuota?: (() => number) | undefined;
 }
 
 /** The experiments of one account and Region, moved on by {@link tick}. */
@@ -49,6 +55,10 @@ export class ExperimentMachine {
   private readonly store: FisStore;
   private pendingFailure: { code: string; reason: string } | undefined;
   private lastPoll = -Infinity;
+  /** The most experiments ever live at once (the sandbox's own record for quota tests). */
+  peakLive = 0;
+  /** StartExperiment calls answered ServiceQuotaExceededException. */
+  quotaAnswers = 0;
 
   constructor(private readonly deps: ExperimentDeps) {
     this.store = deps.store;
@@ -69,12 +79,15 @@ export class ExperimentMachine {
     const prior = store.idempotent('StartExperiment', token, fields);
     if (prior) return store.experiment(prior);
     const template = store.template(String(input.experimentTemplateId));
-    const active = [...store.experiments.values()].filter((e) => LIVE.has(e.status)).length;
-    if (active >= MAX_ACTIVE_EXPERIMENTS)
+    const active = this.liveCount();
+    const quota = this.deps.activeQuota?.() ?? MAX_ACTIVE_EXPERIMENTS;
+    if (active >= quota) {
+      this.quotaAnswers++;
       throw new FisError(
         'ServiceQuotaExceededException',
-        `The quota of ${MAX_ACTIVE_EXPERIMENTS} active experiments is reached.`,
+        `The quota of ${quota} active experiments is reached.`,
       );
+    }
     const multi = template.experimentOptions.accountTargeting === 'multi-account';
     const accounts = multi
       ? [...(store.targetAccounts.get(template.id)?.values() ?? [])].map((c) => ({ ...c }))
@@ -108,6 +121,7 @@ export class ExperimentMachine {
     };
     if (!pending) this.resolve(e);
     store.experiments.set(id, e);
+    this.peakLive = Math.max(this.peakLive, this.liveCount());
     store.tags.set(e.arn, { ...(input.tags as Record<string, string> | undefined) });
     store.remember('StartExperiment', token, fields, id);
     return e;
@@ -200,6 +214,13 @@ export class ExperimentMachine {
   }
 
   /** Every experiment not yet in a terminal state, as GetExperiment would show it. */
+  /** How many experiments are live (pending, initiating, running or stopping) now. */
+  liveCount(): number {
+    let n = 0;
+    for (const e of this.store.experiments.values()) if (LIVE.has(e.status)) n++;
+    return n;
+  }
+
   live(): Json[] {
     return [...this.store.experiments.values()].filter((e) => LIVE.has(e.status)).map((e) => this.view(e));
   }

@@ -6,7 +6,7 @@
  */
 import type { SandboxResource } from '../targets.js';
 import { FisError } from './errors.js';
-import { ExperimentMachine } from './experiments.js';
+import { ExperimentMachine, MAX_ACTIVE_EXPERIMENTS } from './experiments.js';
 import { SafetyLever } from './lever.js';
 import { getAction, getTargetResourceType, listActions, listTargetResourceTypes } from './reference.js';
 import {
@@ -43,6 +43,14 @@ export interface FisStandInOptions {
   timings?: Partial<FisTimings> | undefined;
   /** Source of randomness for COUNT/PERCENT selection (tests pass a seeded one). */
   random?: (() => number) | undefined;
+  /** Quotas lowered for tests (default: FIS's own). */
+  quotas?: Partial<FisQuotas> | undefined;
+}
+
+/** The FIS quotas the stand-in enforces that a test may lower. */
+export interface FisQuotas {
+  /** Active experiments per account and Region, dry runs included (FIS: 5). */
+  activeExperiments: number;
 }
 
 /** The FIS stand-in. */
@@ -51,9 +59,11 @@ export class FisStandIn {
   private readonly experiments: ExperimentMachine;
   private readonly lever: SafetyLever;
   private current: FisTimings;
+  private quota: FisQuotas;
 
   constructor(opts: FisStandInOptions) {
     this.current = { ...DEFAULT_FIS_TIMINGS, ...opts.timings };
+    this.quota = { activeExperiments: MAX_ACTIVE_EXPERIMENTS, ...opts.quotas };
     const timings = (): FisTimings => this.current;
     this.store = new FisStore(opts.now, opts.region, opts.accountId);
     this.experiments = new ExperimentMachine({
@@ -64,6 +74,7 @@ export class FisStandIn {
       timings,
       random: opts.random ?? Math.random,
       leverHeld: () => this.lever.status !== 'disengaged',
+      activeQuota: () => this.quota.activeExperiments,
     });
     this.lever = new SafetyLever(this.store, timings, (now, reason) =>
       this.experiments.stopUnstopped(now, reason),
@@ -79,6 +90,22 @@ export class FisStandIn {
   setTimings(t: Partial<FisTimings>): FisTimings {
     this.current = { ...this.current, ...t };
     return this.timings;
+  }
+
+  /** The quotas in force, and the stand-in's record against them: live now, the most ever live at once. */
+  get quotas(): FisQuotas & { live: number; peakLive: number; quotaAnswers: number } {
+    return {
+      ...this.quota,
+      live: this.experiments.liveCount(),
+      peakLive: this.experiments.peakLive,
+      quotaAnswers: this.experiments.quotaAnswers,
+    };
+  }
+
+  /** Changes quotas (experiments already live stay live). */
+  setQuotas(q: Partial<FisQuotas>): FisQuotas {
+    this.quota = { ...this.quota, ...q };
+    return { ...this.quota };
   }
 
   /** The operation a request names, or undefined for a path FIS does not have. */
