@@ -1,5 +1,5 @@
 /**
- * SPEC §12 / issue 2: a simulated 15-minute run at a 1 s interval through the real engine, on the
+ * docs/design/targets.md / issue 2: a simulated 15-minute run at a 1 s interval through the real engine, on the
  * virtual clock, journaling to a real file. Prints wall time and peak RSS (target ≤ 150 MB); asserts
  * nothing. Run standalone: `npx tsx bench/engine.ts`.
  */
@@ -14,9 +14,9 @@ import { loadPlan } from '../src/plan/load.js';
 import { scenarioForPlan } from '../src/sim/generate.js';
 import { SimWorld } from '../src/sim/world.js';
 
-/** The simulated run length (SPEC §12: "a 15-minute run at 1 s interval"). */
+/** The simulated run length (docs/design/targets.md: "a 15-minute run at 1 s interval"). */
 export const RUN_MS = 15 * 60_000;
-/** The SPEC §12 memory target, bytes. */
+/** The docs/design/targets.md memory target, bytes. */
 export const TARGET_RSS_BYTES = 150 * 1024 * 1024;
 
 export interface EngineBenchResult {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures every figure of SPEC §12 against a sandbox child process over real
+ * `npm run bench`: measures every figure of docs/design/targets.md against a sandbox child process over real
  * sockets, prints a table (median and p99 over repeated runs, the target, whether it is met) and
  * writes `bench/results.json`. Nothing is hard-coded: a figure that cannot be measured here is printed
  * as "not measured: <why>".
@@ -277,7 +277,9 @@ async function main(): Promise<void> {
       const why = `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`;
       for (const g of live) {
         if (!figures.some((f) => f.id.startsWith(g))) {
-          figures.push(notMeasured({ id: g, figure: g, unit: '', method: 'sandbox' }, 'see SPEC §12', why));
+          figures.push(
+            notMeasured({ id: g, figure: g, unit: '', method: 'sandbox' }, 'see docs/design/targets.md', why),
+          );
         }
       }
     }

@@ -1,5 +1,5 @@
 /**
- * SPEC §12: `scan` over 30 days of 10 s windows (259 200 windows) in ≤ 1 s. Builds a journal with a
+ * docs/design/targets.md: `scan` over 30 days of 10 s windows (259 200 windows) in ≤ 1 s. Builds a journal with a
  * 30-day control run and a 30-day experiment run of 10 s measurements in memory, then times
  * `scanJournal` (windowing + analysis) and, separately, the request-log path on the same number of
  * windows. Run standalone: `npx tsx bench/scan.ts`.
@@ -8,9 +8,9 @@ import { pathToFileURL } from 'node:url';
 import { scanJournal, scanRequestLog, type RequestRecord } from '../src/analysis/scan.js';
 import type { Journal, Measurement } from '../src/journal/types.js';
 
-/** 30 days of 10 s windows (SPEC §12). */
+/** 30 days of 10 s windows (docs/design/targets.md). */
 export const WINDOWS = (30 * 24 * 3600) / 10;
-/** The SPEC §12 target, in milliseconds. */
+/** The docs/design/targets.md target, in milliseconds. */
 export const TARGET_MS = 1000;
 /** Requests per window for the request-log variant: small, since 259 200 × N records must fit in memory. */
 const REQUESTS_PER_WINDOW = 4;

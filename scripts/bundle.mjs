@@ -4,7 +4,7 @@
 //
 // One build with code splitting for all three entries (the action's main and post steps, and the CLI):
 // what an entry loads only on demand becomes a chunk under chunks/ that is neither parsed nor compiled
-// at start. The action's cold start to its first AWS call is a SPEC §12 target (≤ 300 ms), and the CLI
+// at start. The action's cold start to its first AWS call is a docs/design/targets.md target (≤ 300 ms), and the CLI
 // loads each command with `import()` so `--version`, `--help` and `validate` start within 2.5× of a bare
 // `node -e 0` (issue 17; both figures in `npm run bench`).
 import { build } from 'esbuild';
@@ -83,7 +83,7 @@ export async function bundle({ outdir: requested, minify = true, metafile = fals
     // Maps without embedded sources: stack traces resolve to src/ lines, the committed dist/ stays small.
     sourcesContent: false,
     legalComments: 'none',
-    // SPEC §12: bundle ≤ 5 MB. Minified identifiers are fine; keepNames must stay off (the failover page
+    // docs/design/targets.md: bundle ≤ 5 MB. Minified identifiers are fine; keepNames must stay off (the failover page
     // embeds the model via Function.prototype.toString, see src/report/html.ts).
     minify,
     // `chaos-gate --version` answers from the bundle itself (src/cli/version.ts), without reading package.json.

@@ -17,7 +17,7 @@ import {
 import { measured, notMeasured, type FigureResult } from '../lib/stats.js';
 import { requestLog, runToEnd, scrapeSlis, tempDir, writePlan, type PlanSli } from '../lib/world.js';
 
-/** SPEC §12: 1 GetMetricData for all CloudWatch SLIs, 1 GetExperiment, ≤ 1 query per Prometheus SLI. */
+/** docs/design/targets.md: 1 GetMetricData for all CloudWatch SLIs, 1 GetExperiment, ≤ 1 query per Prometheus SLI. */
 export const CALLS_TARGET = 1;
 const RUN_TIMEOUT_MS = 120_000;
 /**

@@ -14,9 +14,9 @@ import type { RunningSandbox } from '../../test/helpers/sandbox.js';
 import { measured, median, notMeasured, type FigureResult } from '../lib/stats.js';
 import { lastSeq, pollFor, requestLog, ROOT, sandboxEnv, tempDir, writePlan } from '../lib/world.js';
 
-/** SPEC §12: action cold start to first AWS call ≤ 300 ms. */
+/** docs/design/targets.md: action cold start to first AWS call ≤ 300 ms. */
 export const COLD_START_TARGET_MS = 300;
-/** SPEC §12: bundle ≤ 5 MB (10^6 bytes per MB, as npm and GitHub report sizes). */
+/** docs/design/targets.md: bundle ≤ 5 MB (10^6 bytes per MB, as npm and GitHub report sizes). */
 export const BUNDLE_TARGET_BYTES = 5_000_000;
 /** The bundles `npm run build` writes (scripts/build.mjs). */
 export const BUNDLES = ['action.js', 'post.js', 'cli.js'] as const;

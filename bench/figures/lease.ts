@@ -19,7 +19,7 @@ import {
   writePlan,
 } from '../lib/world.js';
 
-/** SPEC §12 / §6.3: the lease stops a dead runner's fault within 30 s. */
+/** docs/design/targets.md, docs/design/run.md#the-lease: the lease stops a dead runner's fault within 30 s. */
 export const LEASE_TARGET_MS = 30_000;
 /** How long to wait for the run to reach a running fault (start, steady state, lease warm-up). */
 const REACH_FAULT_MS = 60_000;

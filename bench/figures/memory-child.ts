@@ -51,7 +51,7 @@ const result = await runGate({
   runId: `bench-memory-${Date.now()}`,
   attempt: 1,
   clock,
-  // The scrape URLs expand only the variables the plan declares (SPEC §11).
+  // The scrape URLs expand only the variables the plan declares (docs/design/principles.md#security).
   sources: createMetricSources({ scrape: { env: resolvePlanEnv(loaded.plan, process.env).values } }),
   injector,
   journal: new FileJournalWriter(args.journalPath),

@@ -11,9 +11,9 @@ import type { RunningSandbox } from '../../test/helpers/sandbox.js';
 import { measured, notMeasured, type FigureResult } from '../lib/stats.js';
 import { ROOT, sandboxEnv, tempDir, writePlan, type PlanSli } from '../lib/world.js';
 
-/** SPEC §12: ≤ 150 MB RSS, counted in MiB (2^20 bytes) as bench/engine.ts does. */
+/** docs/design/targets.md: ≤ 150 MB RSS, counted in MiB (2^20 bytes) as bench/engine.ts does. */
 export const MEMORY_TARGET_MB = 150;
-/** SPEC §12: "a 15-minute run at 1 s interval". */
+/** docs/design/targets.md: "a 15-minute run at 1 s interval". */
 const RUN_MINUTES = 15;
 /** The child waits for the lease alarm in real time (≤ 30 s) and then runs ~900 ticks of real I/O. */
 const CHILD_TIMEOUT_MS = 180_000;

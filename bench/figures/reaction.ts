@@ -27,9 +27,9 @@ import {
   writePlan,
 } from '../lib/world.js';
 
-/** SPEC §12: measurement completing an abort rule → StopExperiment sent, ≤ 250 ms. */
+/** docs/design/targets.md: measurement completing an abort rule → StopExperiment sent, ≤ 250 ms. */
 export const REACTION_TARGET_MS = 250;
-/** SPEC §12 slack on top of the rule's `for` and the interval for breach onset → stopped. */
+/** docs/design/targets.md slack on top of the rule's `for` and the interval for breach onset → stopped. */
 export const ONSET_SLACK_MS = 1000;
 /** The abort rule of these runs (error ratio above 1 % for 3 s at a 1 s interval). */
 const RULE_FOR = '3s';

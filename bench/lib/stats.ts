@@ -24,7 +24,7 @@ export function median(values: readonly number[]): number {
 export interface Target {
   /** Upper bound, in the figure's unit. */
   max: number;
-  /** The target as SPEC §12 phrases it, e.g. `≤ 250 ms`. */
+  /** The target as docs/design/targets.md phrases it, e.g. `≤ 250 ms`. */
   text: string;
 }
 
@@ -32,7 +32,7 @@ export interface Target {
 export interface FigureResult {
   /** Stable key, e.g. `tripwire-reaction`. */
   id: string;
-  /** The figure as SPEC §12 names it. */
+  /** The figure as docs/design/targets.md names it. */
   figure: string;
   unit: string;
   /** Every measured sample, in the unit. Empty when not measured. */

@@ -1,6 +1,6 @@
 /**
  * The GitHub Actions environment, read once: API URL, repository, event, SHA and the run's link — and
- * whether the event proves the code in the workspace is trusted enough to drive a fault (SPEC §11,
+ * whether the event proves the code in the workspace is trusted enough to drive a fault (docs/design/principles.md#security,
  * docs/security.md).
  */
 import { readFileBoundedSync } from '../files/read.js';
@@ -139,7 +139,7 @@ function sameRepo(
 }
 
 /**
- * Fork detection that fails closed (SPEC §11): `run` proceeds only when the event proves the code is
+ * Fork detection that fails closed (docs/design/principles.md#security): `run` proceeds only when the event proves the code is
  * trusted. Pull-request events need a readable payload whose head repository is the base; an unreadable
  * payload or a missing head repository refuses; `workflow_run` and `issue_comment` tied to a fork's pull
  * request refuse; `push`, `schedule`, `workflow_dispatch` and the other events only writers can start

@@ -1,4 +1,4 @@
-/** The action's outputs (SPEC §8), derived from the journal. */
+/** The action's outputs (docs/design/evidence.md#reports), derived from the journal. */
 import type { Journal } from '../journal/types.js';
 import { judgementOf } from '../journal/judgement.js';
 

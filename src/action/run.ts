@@ -1,7 +1,7 @@
 /**
  * The action's one call: `runFromInputs(inputs, deps)`. It wires the reporters around the engine
  * (passed in as `deps.runGate`), sets the outputs, writes the job summary and the artifacts, and
- * returns the exit code of SPEC §4. It holds no gate logic of its own.
+ * returns the exit code of docs/design/verdicts.md. It holds no gate logic of its own.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
@@ -126,7 +126,7 @@ function message(err: unknown): string {
 }
 
 /**
- * The action's writer with every registered secret masked (SPEC §11): log lines, outputs and the job
+ * The action's writer with every registered secret masked (docs/design/principles.md#security): log lines, outputs and the job
  * summary all pass through the one redactor, whoever built the text. A plain log line also loses its
  * workflow-command markers (`logLines`): `core.info` writes it to stdout as it is, where the runner
  * would read `::add-mask::` or `##[error]` in it as a command. Annotations and groups need no such
@@ -211,7 +211,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
 
   if (inputs.command === 'plan') return reviewCommand(inputs, { ...deps, core }, planFile, reporter);
 
-  // SPEC §11: only an event that proves the code is trusted may drive a fault (fails closed).
+  // docs/design/principles.md#security: only an event that proves the code is trusted may drive a fault (fails closed).
   const trust = await decideTrust({
     eventName: env.GITHUB_EVENT_NAME,
     repository: env.GITHUB_REPOSITORY,
@@ -317,7 +317,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
       return exit.code;
     }
     if (exit?.verdict === 'refused') {
-      // SPEC §4: an unreadable or invalid plan or policy is refused with exit 2, nothing touched.
+      // docs/design/verdicts.md: an unreadable or invalid plan or policy is refused with exit 2, nothing touched.
       const reason = redact(
         err instanceof PlanError ? err.issues.map(formatIssue).join('\n') : errorMessage(err),
       );
@@ -349,7 +349,7 @@ export async function runFromInputs(inputs: ActionInputs, deps: ActionDeps): Pro
     return EXIT_CODES.failed;
   }
   log?.close();
-  // SPEC §6.6: a cancelled run is not a finished one. The engine has already asked FIS to stop; the
+  // docs/design/run.md#the-post-step: a cancelled run is not a finished one. The engine has already asked FIS to stop; the
   // post step (which GitHub runs after a cancelled main step) verifies the stop and completes the check
   // run as `cancelled`, so the check run, comment and findings are left alone here.
   const cancelled = controller.signal.aborted;

@@ -69,7 +69,7 @@ export function defaultDeps(signal: AbortSignal): ActionDeps {
     },
     async uploadArtifact(name, files, root) {
       // Loaded on use: the artifact client (with Azure storage and undici) is a third of the bundle,
-      // and evaluating it at start-up delayed the first AWS call (SPEC §12 cold start, bench/run.ts).
+      // and evaluating it at start-up delayed the first AWS call (docs/design/targets.md cold start, bench/run.ts).
       const { DefaultArtifactClient } = await import('@actions/artifact');
       await new DefaultArtifactClient().uploadArtifact(name, files, root);
     },

@@ -1,5 +1,5 @@
 /**
- * `model failover` (SPEC §9.2): a deterministic model of an agent service failing over from a primary
+ * `model failover` (docs/design/analysis.md#model-failover): a deterministic model of an agent service failing over from a primary
  * to a secondary region, so a team can see whether a regional experiment can pass before spending it.
  *
  * `modelFailover` is deliberately self-contained (no imports, no helpers, no closures over module
@@ -28,7 +28,7 @@ export interface FailoverInputs {
   maxFailover: number;
 }
 
-/** Gate defaults of SPEC §9.2. */
+/** Gate defaults of docs/design/analysis.md#model-failover. */
 export const FAILOVER_GATE_DEFAULTS = { minServed: 70, maxFailover: 15 } as const;
 
 /** One inspection second `[t, t+1)`. Request counts can be fractional: routing moves clients linearly. */
@@ -71,7 +71,7 @@ export interface FailoverResult {
  * HTML replay (keep it free of imports, helper functions and TypeScript-only runtime constructs).
  */
 export function modelFailover(inputs: FailoverInputs): FailoverResult {
-  // The scenario of SPEC §9.2: 60 inspection seconds at 10 rps, primary down from 15 s to 45 s.
+  // The scenario of docs/design/analysis.md#model-failover: 60 inspection seconds at 10 rps, primary down from 15 s to 45 s.
   const SECONDS = 60;
   const RPS = 10;
   const OUTAGE_START = 15;

@@ -1,5 +1,5 @@
 /**
- * Reading `scan` input: a chaos-gate journal or a request log (SPEC §9.1). Validation names the file,
+ * Reading `scan` input: a chaos-gate journal or a request log (docs/design/analysis.md#scan). Validation names the file,
  * the line, the field, the value and what was expected; the line is looked up only when something is
  * wrong, so a valid multi-million-record log pays for one JSON.parse and one pass.
  */

@@ -1,5 +1,5 @@
 /**
- * `scan` (SPEC §9.1): calibrate a hypothesis threshold over a recorded control run and experiment run
+ * `scan` (docs/design/analysis.md#scan): calibrate a hypothesis threshold over a recorded control run and experiment run
  * without rerunning anything. The input is split into windows, each reduced to a *full share* and a
  * *damage* count; everything after that works on typed arrays so 30 days of 10 s windows stay well
  * under a second (bench/scan.ts measures it).
@@ -34,7 +34,7 @@ export interface RequestRecord {
   result: 'full' | 'degraded';
 }
 
-/** The request-log input of SPEC §9.1. */
+/** The request-log input of docs/design/analysis.md#scan. */
 export interface RequestLog {
   WINDOW?: number | undefined;
   /** The first request index of the fault window in the experiment run. */
@@ -52,9 +52,9 @@ export interface Windows {
   damage: Float64Array;
 }
 
-/** Default share margins of SPEC §9.1, in percent. */
+/** Default share margins of docs/design/analysis.md#scan, in percent. */
 export const DEFAULT_MARGINS_PERCENT = [0, 5, 10, 20] as const;
-/** Default numbers of consecutive falsified windows an abort needs (SPEC §9.1: k = 1..4). */
+/** Default numbers of consecutive falsified windows an abort needs (docs/design/analysis.md#scan: k = 1..4). */
 export const DEFAULT_KS = [1, 2, 3, 4] as const;
 /**
  * Slack on `share < baseline − margin`: a baseline is a mean of floating-point shares, so a window
@@ -93,7 +93,7 @@ export interface BlastRadius {
   multiplier: number | null;
 }
 
-/** The machine-readable result (`scan --json`), exactly the shape of SPEC §9.1 / issue 6. */
+/** The machine-readable result (`scan --json`), exactly the shape of docs/design/analysis.md#scan / issue 6. */
 export interface ScanResult {
   baseline: number;
   windows: { control: number; experiment: number };
@@ -271,7 +271,7 @@ function isSorted(records: readonly RequestRecord[]): boolean {
   return true;
 }
 
-/** Share of the fault window's requests that were tagged (SPEC §9.1 "measured blast radius"). */
+/** Share of the fault window's requests that were tagged (docs/design/analysis.md#scan "measured blast radius"). */
 export function measureBlastRadius(log: RequestLog, plannedShare?: number): BlastRadius | null {
   const start = log.EXPERIMENT_START ?? -Infinity;
   let total = 0;
@@ -452,7 +452,7 @@ export function scanJournal(journal: Journal, options: JournalScanOptions = {}):
  * so possibly a window, without a measurement: time nobody measured is shown as such. At a phase change
  * (fault → recovery) the slots restart in a new window: the engine starts a new schedule there, the gap
  * is the time spent stopping the fault rather than missed ticks, and a window never spans two phases
- * (SPEC §7). Slot s of a phase then falls in window ⌊s × interval / window⌋ of that phase: with the
+ * (docs/design/evidence.md#measurement). Slot s of a phase then falls in window ⌊s × interval / window⌋ of that phase: with the
  * default window (= the interval) every measurement is exactly one window.
  */
 function timeWindows(readings: readonly Reading[], intervalMs: number, windowMs: number): Int32Array {

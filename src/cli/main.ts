@@ -96,7 +96,7 @@ export async function runProcess(): Promise<void> {
       if (error.code !== 'EPIPE') throw error;
     });
   }
-  // SPEC §11: inherited credentials are secrets from the start, and every line printed passes the one
+  // docs/design/principles.md#security: inherited credentials are secrets from the start, and every line printed passes the one
   // redactor (commands register what they read: Prometheus settings, plan variables, SigV4 keys).
   registerEnvironmentSecrets(process.env);
   const code = await main(process.argv.slice(2), {

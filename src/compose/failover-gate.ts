@@ -1,5 +1,5 @@
 /**
- * The plan's optional `failover` section as a static gate: the regional failover model (SPEC §9.2) runs
+ * The plan's optional `failover` section as a static gate: the regional failover model (docs/design/analysis.md#model-failover) runs
  * offline before anything is touched, and a predicted failure refuses the plan. Lives with the
  * composition because preflight/ must not import analysis/.
  */

@@ -13,7 +13,7 @@ import { failoverGate } from './failover-gate.js';
 /** What the gates need besides the plan: the probes a front door wires (none for `validate`). */
 export type GateOptions = Omit<PreflightOptions, 'plan' | 'written'>;
 
-/** Every gate of a run of `loaded`, in SPEC §5 order, and the checks repeated while the fault is on. */
+/** Every gate of a run of `loaded`, in the order of docs/design/gates.md, and the checks repeated while the fault is on. */
 export function runGates(loaded: LoadedPlan, options: GateOptions = {}): Preflight {
   const preflight = buildGates({
     ...options,

@@ -44,7 +44,7 @@ export interface ReviewOptions {
   clock?: Clock | undefined;
   runId?: string | undefined;
   /**
-   * The directory every file a plan names must resolve inside (SPEC §11); default `GITHUB_WORKSPACE`,
+   * The directory every file a plan names must resolve inside (docs/design/principles.md#security); default `GITHUB_WORKSPACE`,
    * else the current directory.
    */
   workspace?: string | undefined;

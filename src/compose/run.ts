@@ -88,7 +88,7 @@ export interface RunOptions {
   queueTimeoutMs?: number | undefined;
   abortFile?: string | undefined;
   /**
-   * The directory every file a plan names must resolve inside (SPEC §11); default `GITHUB_WORKSPACE`,
+   * The directory every file a plan names must resolve inside (docs/design/principles.md#security); default `GITHUB_WORKSPACE`,
    * else the current directory.
    */
   workspace?: string | undefined;

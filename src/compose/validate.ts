@@ -28,7 +28,7 @@ export interface ValidateOptions {
   cwd: string;
   /** The policy file whose ceilings the plan may only narrow, as given (relative to `cwd`). */
   policy?: string | undefined;
-  /** Every file a plan names must resolve inside it (SPEC §11); default `cwd`. */
+  /** Every file a plan names must resolve inside it (docs/design/principles.md#security); default `cwd`. */
   workspace?: string | undefined;
   /** When the checks run (the schedule's windows); default now. */
   now?: number | undefined;

@@ -24,7 +24,7 @@ export const LEASE_BEAT_DEADLINE_MS = DEADLINES.cloudwatchHeartbeat;
 /** A forced ALARM gets this long per attempt. */
 export const LEASE_TRIP_DEADLINE_MS = DEADLINES.cloudwatchSetAlarmState;
 /**
- * SetAlarmState lasts only until the alarm's next evaluation (SEMANTICS §5.6), which may find the last
+ * SetAlarmState lasts only until the alarm's next evaluation (docs/design/cloudwatch.md#setalarmstate), which may find the last
  * beats and turn it OK again before FIS has polled. Re-assert ALARM this often until the stop is seen
  * (3 TPS is SetAlarmState's quota; this is far below it).
  */

@@ -1,4 +1,4 @@
-/** Static refusals (SPEC §5.1) as the engine's first gate: no network, nothing touched. */
+/** Static refusals (docs/design/gates.md#static-refusals) as the engine's first gate: no network, nothing touched. */
 import type { Gate, GateRefusal } from './gates.js';
 import { staticRefusals } from '../plan/refusals.js';
 import type { LoadedPlan } from '../plan/load.js';

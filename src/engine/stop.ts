@@ -21,7 +21,7 @@ import type { LeaseKeeper } from './lease.js';
 
 /**
  * How long the engine tries to see `stopped` after deciding to stop. FIS completes post actions before
- * `stopped` (SEMANTICS §3), which for network actions takes seconds; a minute leaves room for that
+ * `stopped` (docs/design/fis.md#experiment-states), which for network actions takes seconds; a minute leaves room for that
  * while keeping a stuck run short. Front doors with a tighter budget (GitHub's 7.5 s after SIGINT) pass less.
  */
 export const DEFAULT_STOP_VERIFY_TIMEOUT_MS = 60_000;

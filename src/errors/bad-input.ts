@@ -2,7 +2,7 @@ import { BAD_SETTING, type HasExit } from './exit.js';
 
 /**
  * Input a user must fix — a setting, a flag, a file — as opposed to a failure of chaos-gate or of a
- * service. Front doors print the message alone (no stack trace) and exit 2 (SPEC §4: unreadable input).
+ * service. Front doors print the message alone (no stack trace) and exit 2 (docs/design/verdicts.md: unreadable input).
  * The message names what was read, the value (never a secret) and what is expected.
  */
 export class BadInputError extends Error implements HasExit {

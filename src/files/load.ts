@@ -17,7 +17,7 @@ import { FileReadError, readFileBounded, readFileBoundedSync, type ReadOptions }
 export interface LoadOptions extends Omit<DocumentOptions, 'file'> {
   /** The file as the user wrote it (messages); defaults to the path. */
   file?: string | undefined;
-  /** When set, the file must resolve inside this directory (SPEC §11). */
+  /** When set, the file must resolve inside this directory (docs/design/principles.md#security). */
   workspace?: string | undefined;
 }
 

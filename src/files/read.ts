@@ -1,5 +1,5 @@
 /**
- * The one way chaos-gate reads a file it is told to read (SPEC §11): the plan, the policy, the
+ * The one way chaos-gate reads a file it is told to read (docs/design/principles.md#security): the plan, the policy, the
  * scenario, the event payload, and every path a plan names (the service catalog, anything added later).
  *
  * - The path is resolved with `realpath` (symlinks followed) *before* anything is opened; with a

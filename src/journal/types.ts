@@ -13,7 +13,7 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Exit codes of SPEC §4: 0 only for held, 2 for refused (and unreadable input). */
+/** Exit codes of docs/design/verdicts.md: 0 only for held, 2 for refused (and unreadable input). */
 export const EXIT_CODES: Record<Verdict, number> = {
   held: 0,
   deviated: 1,

@@ -229,7 +229,7 @@ abstract class RecordingWriter implements JournalWriter {
   }
 
   private write(record: JournalRecord): void {
-    // The one redactor (SPEC §11): no registered secret reaches the journal — the NDJSON lines, the final
+    // The one redactor (docs/design/principles.md#security): no registered secret reaches the journal — the NDJSON lines, the final
     // JSON, or the reports rendered from the journal this writer hands back.
     const safe = redactDeep(record);
     this.builder.apply(safe);

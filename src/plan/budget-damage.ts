@@ -1,6 +1,6 @@
 /**
  * `budget.damage`: the SLI a run's damage is measured from — bad events above the steady-state rate
- * while the fault was on — and debited to the chaos ledger (SPEC §6.5). Without it a plan with a
+ * while the fault was on — and debited to the chaos ledger (docs/design/run.md#the-chaos-ledger). Without it a plan with a
  * `budget:` section used to debit nothing at all, so the next run's budget check saw a ledger that
  * never grew. Now the damage SLI is either written, or derived from the SLIs when exactly one reading
  * is possible, or the plan is refused at validate with what to write. Nothing is silently off.

@@ -1,5 +1,5 @@
 /**
- * Environment expansion is opt-in (SPEC §11). A plan expands only the variables it declares in its
+ * Environment expansion is opt-in (docs/design/principles.md#security). A plan expands only the variables it declares in its
  * top-level `env:` list — the schema refuses an undeclared `${NAME}` — and their values are secrets
  * unless declared `public: true`. The front door resolves the declared values once, before anything runs,
  * and hands them to the scrape source: nothing else of the runner's environment is ever read for a plan.

@@ -1,7 +1,7 @@
 /**
  * The plan's `fis:` section: FIS's own CreateExperimentTemplate input, every field, so an existing
  * template is used as it is (`chaos-gate import` writes one from a template). Lengths, patterns and enums
- * are those of the official Smithy model (`shared/aws-models/fis.json`, shapes named beside each field);
+ * are those of the official Smithy model (`fixtures/aws-models/fis.json`, shapes named beside each field);
  * `test/plan/fis-schema.test.ts` holds the schema against the model. Two additions that are not template
  * fields: `targetAccountConfigurations` (FIS keeps them beside the template, one API call each) and the
  * shorthands kept from earlier plan versions (`stopConditions` as alarm ARNs, a top-level
@@ -13,15 +13,15 @@ import { meta } from '../files/zod.js';
 
 // zod/mini, one function per classic method call and in the same order (src/files/zod.ts and ./schema.ts say why).
 
-/** ARNs FIS accepts in one target's `resourceArns` (M-FIS `ResourceArnList` max 5, SEMANTICS §2.1). */
+/** ARNs FIS accepts in one target's `resourceArns` (M-FIS `ResourceArnList` max 5, docs/design/fis.md#field-limits). */
 export const FIS_MAX_TARGET_ARNS = 5;
-/** Longest action parameter value FIS accepts (M-FIS `ExperimentTemplateActionParameter`, SEMANTICS §2.1). */
+/** Longest action parameter value FIS accepts (M-FIS `ExperimentTemplateActionParameter`, docs/design/fis.md#field-limits). */
 export const FIS_MAX_PARAMETER_LENGTH = 1024;
 /** Tags per resource (M-FIS `TagMap` length max 50). */
 export const FIS_MAX_TAGS = 50;
 /** Target account configurations per experiment template (FIS quotas page, "Target account configurations per experiment template": 10). */
 export const FIS_MAX_TARGET_ACCOUNTS = 10;
-/** The source of a CloudWatch-alarm stop condition, and the one meaning "no stop condition" (SEMANTICS §3.3). */
+/** The source of a CloudWatch-alarm stop condition, and the one meaning "no stop condition" (docs/design/fis.md#stop-conditions). */
 export const ALARM_SOURCE = 'aws:cloudwatch:alarm';
 export const NO_STOP_CONDITION = 'none';
 

@@ -23,7 +23,7 @@ export type { PathSegment, Position } from '../files/document.js';
 
 /**
  * Largest plan file accepted. A full plan with a 20-action FIS template (the FIS per-template
- * maximum, SEMANTICS §3.8) is under 32 KiB; 256 KiB leaves ample room while bounding parse memory.
+ * maximum, docs/design/fis.md#limits) is under 32 KiB; 256 KiB leaves ample room while bounding parse memory.
  */
 export const MAX_PLAN_BYTES = 256 * 1024;
 

@@ -1,5 +1,5 @@
 /**
- * FIS template refusals (SPEC §5.1): targets that select within the blast radius (required and forbidden
+ * FIS template refusals (docs/design/gates.md#static-refusals): targets that select within the blast radius (required and forbidden
  * tags, COUNT/PERCENT/ALL against maxTargets and maxPercent), actions that name targets and predecessors
  * that exist without waiting in a cycle, and FIS's own per-template limits on actions and stop conditions.
  */
@@ -7,13 +7,13 @@ import { FIS_REFERENCE_BY_ID } from '../fis-reference/actions.js';
 import type { Add } from './refusal-rule.js';
 import type { Plan } from './schema.js';
 
-/** Stop conditions FIS accepts per experiment template (quota L-872EC72B, SEMANTICS §3.3 and §6). */
+/** Stop conditions FIS accepts per experiment template (quota L-872EC72B, docs/design/fis.md#stop-conditions and docs/design/fis.md#limits). */
 export const FIS_MAX_STOP_CONDITIONS = 5;
 
-/** Stop conditions chaos-gate adds itself: the lease alarm and the kill-switch alarm (SPEC §6.1). */
+/** Stop conditions chaos-gate adds itself: the lease alarm and the kill-switch alarm (docs/design/run.md#provisioning). */
 export const GATE_STOP_CONDITIONS = 2;
 
-/** Actions FIS accepts per experiment template (SEMANTICS §3.8). */
+/** Actions FIS accepts per experiment template (docs/design/fis.md#limits). */
 export const FIS_MAX_ACTIONS = 20;
 
 /** Each target against the blast radius: required and forbidden tags, and how many resources it may select. */

@@ -1,5 +1,5 @@
 /**
- * Query refusals (SPEC §5.1): every PromQL string in the plan must parse (placeholders such as `$window`
+ * Query refusals (docs/design/gates.md#static-refusals): every PromQL string in the plan must parse (placeholders such as `$window`
  * allowed), and a CloudWatch period may not be finer than the namespace publishes. Also the walks over
  * the plan that find those queries (`promqlFields`, `cloudwatchFields`), which other checks reuse.
  */

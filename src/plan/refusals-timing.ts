@@ -1,5 +1,5 @@
 /**
- * Timing refusals (SPEC §5.1): how often the plan measures and how long it holds its fault and runs — the
+ * Timing refusals (docs/design/gates.md#static-refusals): how often the plan measures and how long it holds its fault and runs — the
  * interval floor, action durations FIS can read and the blast radius allows, the planned run against its
  * ceiling, and abort rules or blindness that the fault is too short to ever reach. Also the run-length
  * figures other layers plan with (`planRunDurationMs`, `maxActionDurationMs`).

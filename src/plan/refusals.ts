@@ -1,5 +1,5 @@
 /**
- * Static refusals (SPEC §5.1): everything about a valid plan that can be judged without the
+ * Static refusals (docs/design/gates.md#static-refusals): everything about a valid plan that can be judged without the
  * network. A refusal names the field, the value and the limit, so the author knows what to change.
  *
  * This file holds the rule list, the refusal's shape and the SLI/abort-rule checks, and runs every family:

@@ -56,7 +56,7 @@ const nonEmpty = () => z.string().check(z.minLength(1));
 
 /**
  * CloudWatch accepts a metric period of 1, 5, 10, 20 or 30 s (high resolution) or a multiple of 60 s
- * (PutMetricAlarm/GetMetricData `Period`, SEMANTICS §5.2); anything else fails only at run time.
+ * (PutMetricAlarm/GetMetricData `Period`, docs/design/cloudwatch.md#getmetricdata); anything else fails only at run time.
  */
 const CloudWatchPeriod = Duration.check(
   z.refine((ms) => [1000, 5000, 10_000, 20_000, 30_000].includes(ms) || (ms > 0 && ms % 60_000 === 0), {
@@ -457,7 +457,7 @@ export {
   emptyTargetMode,
 } from './fis.js';
 
-/** Inputs of the regional failover model (SPEC §9.2). */
+/** Inputs of the regional failover model (docs/design/analysis.md#model-failover). */
 export const Failover = z.strictObject({
   every: z.number().check(z.gt(0)),
   failures: z.number().check(z.int()).check(z.gt(0)),
@@ -605,7 +605,7 @@ export function envDeclarationName(d: z.output<typeof EnvDeclaration>): string {
 
 /**
  * The plan: its fields, and the rule that a `${NAME}` may only expand a variable the plan declares in
- * `env:` (SPEC §11), so a plan cannot read the runner's whole environment.
+ * `env:` (docs/design/principles.md#security), so a plan cannot read the runner's whole environment.
  */
 export const Plan = PlanFields.check(
   z.superRefine((plan, ctx) => {

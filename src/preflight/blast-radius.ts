@@ -1,6 +1,6 @@
 /**
- * The computed blast radius (SPEC §5.5): what FIS will really select, not what the author typed. FIS's
- * own rounding is applied (`PERCENT(n)` rounds down, SEMANTICS §3.4), the limits round down too, and
+ * The computed blast radius (docs/design/gates.md#blast-radius): what FIS will really select, not what the author typed. FIS's
+ * own rounding is applied (`PERCENT(n)` rounds down, docs/design/fis.md#target-selection), the limits round down too, and
  * the resolved targets' tags are checked against the forbidden and required tags.
  */
 import type { Gate, GateContext } from '../engine/gates.js';

@@ -1,5 +1,5 @@
 /**
- * The error budget (SPEC §5.3, §6.5): chaos may spend a share of what the SLO allows, and no more.
+ * The error budget (docs/design/gates.md#error-budget, docs/design/run.md#the-chaos-ledger): chaos may spend a share of what the SLO allows, and no more.
  *
  * - allowed bad events = (1 − objective) × total events over the SLO window;
  * - service consumed   = bad events over the same window (everything, chaos included);

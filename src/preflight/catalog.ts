@@ -1,5 +1,5 @@
 /**
- * Dependency closure from a Backstage service catalog (SPEC §5.5): a fault in a component reaches every
+ * Dependency closure from a Backstage service catalog (docs/design/gates.md#blast-radius): a fault in a component reaches every
  * entity that depends on it, directly or through others. When that downstream closure reaches an entity
  * annotated `chaos-gate/shared-spof: "true"`, the run is vetoed and the refusal prints the path
  * (`redis ← payment-api ← checkout (shared SPOF)`, read "redis, which payment-api depends on, which
@@ -216,7 +216,7 @@ export function downstreamClosure(catalog: Catalog, targets: readonly string[]):
 export interface CatalogGateOptions {
   /**
    * The catalog the plan names, read by the front door (relative to the plan file, confined to the
-   * workspace: SPEC §11). Without it, a plan that names a catalog is refused: the gate reads no file.
+   * workspace: docs/design/principles.md#security). Without it, a plan that names a catalog is refused: the gate reads no file.
    */
   catalog?: CatalogInput | undefined;
 }

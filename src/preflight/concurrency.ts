@@ -1,5 +1,5 @@
 /**
- * Concurrency (SPEC §5.6): two chaos-gate experiments on intersecting targets would confound each other's
+ * Concurrency (docs/design/gates.md#concurrency): two chaos-gate experiments on intersecting targets would confound each other's
  * measurements and add their blast radii. The second one queues: it polls for up to the queue timeout,
  * showing progress, and gives up with `not-run` naming the experiment in its way.
  */

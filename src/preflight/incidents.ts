@@ -1,5 +1,5 @@
 /**
- * Incidents (SPEC §5.2): an open incident means the time is wrong for chaos. Checked once before the
+ * Incidents (docs/design/gates.md#schedule-and-incidents): an open incident means the time is wrong for chaos. Checked once before the
  * start (open → `not-run`) and every tick while the fault may be on (open → the engine aborts). The
  * query behind the probe (Prometheus, a CloudWatch alarm state) is the front door's business.
  */

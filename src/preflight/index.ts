@@ -1,5 +1,5 @@
 /**
- * Preflight: the gates a run passes before anything is injected (SPEC §5), and the checks repeated every
+ * Preflight: the gates a run passes before anything is injected (docs/design/gates.md), and the checks repeated every
  * tick while the fault may be on. Front doors build them here from the plan and the probes they wire
  * (concrete FIS, Prometheus or CloudWatch code stays on their side of these interfaces).
  */
@@ -59,7 +59,7 @@ export interface PreflightOptions {
 }
 
 export interface Preflight {
-  /** In SPEC §5 order within each stage: static, before-targets, after-targets. */
+  /** In docs/design/gates.md order within each stage: static, before-targets, after-targets. */
   gates: Gate[];
   midRun: MidRunCheck[];
 }

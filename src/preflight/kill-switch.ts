@@ -1,5 +1,5 @@
 /**
- * Kill switch (SPEC §5.4, §6.4): while `chaos-gate kill` is engaged every start is refused. The probe
+ * Kill switch (docs/design/gates.md#kill-switch, docs/design/run.md#the-kill-switch): while `chaos-gate kill` is engaged every start is refused. The probe
  * hides how it is read (the kill-switch alarm, the FIS safety lever).
  */
 import type { Gate, MidRunCheck } from '../engine/gates.js';

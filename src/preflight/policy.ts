@@ -1,5 +1,5 @@
 /**
- * The policy (SPEC §11): the limits a workflow pins (read from the default branch, say) and hands to the
+ * The policy (docs/design/principles.md#security): the limits a workflow pins (read from the default branch, say) and hands to the
  * action or CLI beside the plan. A plan may narrow the policy, never widen it: a plan limit wider than the
  * policy's ceiling is a refusal naming both values, and the limits that apply are the stricter of the two.
  */

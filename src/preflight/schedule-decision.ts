@@ -1,5 +1,5 @@
 /**
- * When a run may start (SPEC §5.2): the occurrence maths over a compiled schedule — deny windows touched,
+ * When a run may start (docs/design/gates.md#schedule-and-incidents): the occurrence maths over a compiled schedule — deny windows touched,
  * allow occurrences merged into spans, the window that blocks a start, the next allowed start within a
  * year and a day, and allow windows too short to ever hold the planned run. Pure functions of the schedule
  * and the times given; the gates that call them are in schedule.ts.

@@ -1,5 +1,5 @@
 /**
- * Schedule windows compiled (SPEC §5.2): the plan's `allow`/`deny` entries checked and turned into windows
+ * Schedule windows compiled (docs/design/gates.md#schedule-and-incidents): the plan's `allow`/`deny` entries checked and turned into windows
  * that enumerate their occurrences in the plan's IANA time zone — cron windows (cron-parser, loaded on
  * first need) and date ranges — with every unusable field named. No decision about a time is made here;
  * that is schedule-decision.ts.

@@ -1,5 +1,5 @@
 /**
- * Schedule windows (SPEC §5.2): when a run may start. A window is either a cron expression that opens it
+ * Schedule windows (docs/design/gates.md#schedule-and-incidents): when a run may start. A window is either a cron expression that opens it
  * plus a duration, or a date range; both are read in the plan's IANA time zone. The decision is a pure
  * function of the schedule, the start time and the planned run length, so every boundary is table-tested.
  *

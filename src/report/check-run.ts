@@ -1,5 +1,5 @@
 /**
- * The check run `chaos-gate / <plan id>`: its conclusion (SPEC §4), a summary and a detailed text in
+ * The check run `chaos-gate / <plan id>`: its conclusion (docs/design/verdicts.md), a summary and a detailed text in
  * Markdown, and annotations on the plan file's own lines for refusals, tripped abort rules, breached
  * SLIs and missing expectations. A pure function of the journal; trimmed to GitHub's limits with a
  * visible notice.
@@ -149,7 +149,7 @@ export function checkRunPayload(journal: Journal, opts: CheckRunOptions): CheckR
     },
   };
   if (opts.runUrl) payload.details_url = opts.runUrl;
-  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  // GitHub request bodies pass the one redactor where they are built (docs/design/principles.md#security).
   return redactDeep(payload);
 }
 

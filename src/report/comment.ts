@@ -46,7 +46,7 @@ export function prComment(subject: Journal | PlanReview, opts: CommentOptions = 
   ].filter(Boolean);
   const footer = links.length ? `\n\n<sub>chaos-gate · ${links.join(' · ')}</sub>\n` : '\n';
   const marker = commentMarker(isPlanReview(subject) ? subject.planId : subject.planId);
-  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  // GitHub request bodies pass the one redactor where they are built (docs/design/principles.md#security).
   return redact(trimToLimit(`${marker}\n${body}${footer}`, COMMENT_BODY_LIMIT, 'comment'));
 }
 

@@ -1,5 +1,5 @@
 /**
- * Pieces every GitHub renderer shares: the verdict headline, the check conclusion of SPEC §4, per-SLI
+ * Pieces every GitHub renderer shares: the verdict headline, the check conclusion of docs/design/verdicts.md, per-SLI
  * statistics over the fault window, breach episodes and the FIS console link. Pure functions of the
  * journal.
  */
@@ -27,7 +27,7 @@ import {
 /** Check-run conclusions chaos-gate sets (a subset of GitHub's enum). */
 export type Conclusion = 'success' | 'failure' | 'neutral' | 'skipped' | 'cancelled';
 
-/** How the two configurable verdicts map to a conclusion (SPEC §4). Inconclusive is never success. */
+/** How the two configurable verdicts map to a conclusion (docs/design/verdicts.md). Inconclusive is never success. */
 export interface ConclusionPolicy {
   inconclusive: 'failure' | 'neutral';
   notRun: 'failure' | 'neutral' | 'skipped';

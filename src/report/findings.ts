@@ -43,7 +43,7 @@ export function findingsIssue(journal: Journal, opts: FindingsOptions = {}): Fin
   const slis = sliTable(journal);
   if (slis) parts.push(slis);
   parts.push(evidenceLine(opts));
-  // GitHub request bodies pass the one redactor where they are built (SPEC §11).
+  // GitHub request bodies pass the one redactor where they are built (docs/design/principles.md#security).
   return redactDeep({
     title: findingsTitle(journal.planId),
     body: trimToLimit(parts.join('\n\n') + '\n', COMMENT_BODY_LIMIT, 'issue body'),

@@ -240,7 +240,7 @@ export class GitHubClient {
   /** One REST call; Octokit's errors come back as {@link GitHubApiError}s. */
   async call<T>(route: string, params: Record<string, unknown> = {}): Promise<T> {
     try {
-      // The one redactor, just before the body is serialized (SPEC §11; the builders redact too).
+      // The one redactor, just before the body is serialized (docs/design/principles.md#security; the builders redact too).
       const r = await this.octokit.request(route, {
         owner: this.target.owner,
         repo: this.target.repo,

@@ -1,5 +1,5 @@
 /**
- * HTML replay reports (SPEC §8): one self-contained file per run or model, no network at view time.
+ * HTML replay reports (docs/design/evidence.md#reports): one self-contained file per run or model, no network at view time.
  * Pure functions of their input; the page carries its data as JSON and its player as inline script.
  */
 import type { Journal } from '../journal/types.js';

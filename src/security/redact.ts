@@ -1,5 +1,5 @@
 /**
- * The one redactor (SPEC §11). Every secret chaos-gate learns — header values and the token inside
+ * The one redactor (docs/design/principles.md#security). Every secret chaos-gate learns — header values and the token inside
  * them, URL userinfo, AWS keys and session tokens, declared environment values, the GitHub token — is
  * registered here, and everything the product writes passes through {@link redact} or
  * {@link redactDeep}: the journal writer, the HTML and Markdown reports, the action's outputs, job

@@ -1,5 +1,5 @@
 /**
- * Fork detection fails closed (issue 14.3, SPEC §11): the decision `run` makes for every event, from the
+ * Fork detection fails closed (issue 14.3, docs/design/principles.md#security): the decision `run` makes for every event, from the
  * payload GitHub writes. `issue_comment` looks the pull request up through the OpenAPI-validating GitHub
  * stand-in. The same matrix runs through the bundled action against the sandbox in
  * test/security/fork-matrix.test.ts.

@@ -30,7 +30,7 @@ interface Case {
   criteria: { served: boolean; failover: boolean; sessions: boolean };
 }
 
-// Each expectation is derived by hand from SPEC §9.2. Notation: M = mark-down = 15 + H·F; in second s
+// Each expectation is derived by hand from docs/design/analysis.md#model-failover. Notation: M = mark-down = 15 + H·F; in second s
 // (s ≥ M) the k = s − M + 1 -th second after the mark-down sends 10·min(1, k/TTL) rps to the secondary;
 // the outage covers seconds 15..44 = 300 requests; the primary serves nothing in it.
 const CASES: Case[] = [

@@ -179,7 +179,7 @@ describe('scan input', () => {
   });
 });
 
-// A hand-made journal of a simulated Redis-partition run (SPEC §3 fixture plan): 1 s interval, 1000
+// A hand-made journal of a simulated Redis-partition run (docs/design/principles.md#the-plan-file fixture plan): 1 s interval, 1000
 // requests per tick, steady state ≥ 99.95 % success, p95 ≤ 180 ms during the fault.
 function journal(
   steady: { success: number; p95: number }[],

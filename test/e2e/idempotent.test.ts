@@ -1,5 +1,5 @@
 /**
- * A retried step never starts a second experiment (SPEC §6.2): the runner is SIGKILLed mid-fault and the
+ * A retried step never starts a second experiment (docs/design/run.md#start-and-stop): the runner is SIGKILLed mid-fault and the
  * same `--run-id`/`--attempt` is run again, as a re-run job step would. StartExperiment carries the same
  * deterministic clientToken, so FIS answers with the experiment already running and the retry follows
  * it to the end. The stand-in's own record must show one experiment and one action run.

@@ -1,5 +1,5 @@
 /**
- * The kill switch (SPEC §6.4) end to end: `chaos-gate kill` during a run stops the experiment (the run
+ * The kill switch (docs/design/run.md#the-kill-switch) end to end: `chaos-gate kill` during a run stops the experiment (the run
  * ends aborted), every later `run` refuses before touching anything, and `chaos-gate kill --release`
  * lets runs start again.
  */

@@ -1,5 +1,5 @@
 /**
- * The lease (SPEC §6.3), for real: `chaos-gate run fixtures/plans/sandbox-lease.yaml` (a fault that would
+ * The lease (docs/design/run.md#the-lease), for real: `chaos-gate run fixtures/plans/sandbox-lease.yaml` (a fault that would
  * last 120 s) is SIGKILLed while the fault is on. Nothing reaches FIS from the dead runner; its heartbeat
  * stops, the lease alarm goes to ALARM, and the stand-in stops the experiment because that alarm is a
  * stop condition of the template. The seconds from the kill to `stopped` are printed, not asserted as a
@@ -59,7 +59,7 @@ beforeAll(async () => {
   journal = readJournal(journalPath);
   console.log(
     `lease: runner SIGKILLed → experiment ${experimentId} ${experiment.state?.status} after ` +
-      `${((stoppedAt - killedAt) / 1000).toFixed(1)} s (SPEC §6.3 target ≤ 30 s; measured, not asserted)`,
+      `${((stoppedAt - killedAt) / 1000).toFixed(1)} s (docs/design/run.md#the-lease target ≤ 30 s; measured, not asserted)`,
   );
 }, 240_000);
 

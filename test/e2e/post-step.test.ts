@@ -1,5 +1,5 @@
 /**
- * A cancelled step cleaned up by the post step (SPEC §6.6): the action's main step runs a plan against the
+ * A cancelled step cleaned up by the post step (docs/design/run.md#the-post-step): the action's main step runs a plan against the
  * sandbox and is SIGKILLed while the fault is on (GitHub's last resort after SIGINT and SIGTERM), so it
  * cleans up nothing. The post step then runs with the `STATE_*` variables GitHub passes it — parsed from
  * the `GITHUB_STATE` file the main step wrote — stops the saved experiment and verifies the stop, before

@@ -1,5 +1,5 @@
 /**
- * The FIS template lifecycle (SPEC §6.1) against the sandbox: created once, reused while the plan is
+ * The FIS template lifecycle (docs/design/run.md#provisioning) against the sandbox: created once, reused while the plan is
  * unchanged, updated when the plan changes, and — when someone edits it by hand through the FIS API —
  * repaired by default or refused with `--drift refuse`, leaving it untouched. The plan's steady state
  * cannot hold (p95 ≤ 1 ms), so each run ends `not-run` after provisioning and never injects.

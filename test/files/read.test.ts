@@ -1,5 +1,5 @@
 /**
- * Files stay in the workspace (issue 14.4, SPEC §11): the one loader every file goes through. A path a
+ * Files stay in the workspace (issue 14.4, docs/design/principles.md#security): the one loader every file goes through. A path a
  * plan names that resolves outside the workspace is refused without the file being opened — proved with
  * a FIFO whose writer stays blocked, because opening the FIFO for reading would release it — and only
  * regular files are read, with the size cap enforced while reading rather than trusted from `stat`.

@@ -1,5 +1,5 @@
 /**
- * The pinned @aws-sdk/client-fis@3.523.0 drops experimentOptions from StartExperiment (SEMANTICS §9), so a
+ * The pinned @aws-sdk/client-fis@3.523.0 drops experimentOptions from StartExperiment (docs/design/fis.md#the-pinned-fis-client), so a
  * dry run sent through it unpatched would inject for real. These tests prove the patch puts the field on
  * the wire under the signature, and that a FIS endpoint which ignores it is caught, stopped and refused.
  */

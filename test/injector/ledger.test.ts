@@ -1,5 +1,5 @@
 /**
- * The chaos ledger (SPEC §6.5): a run's measured damage goes to CloudWatch, and the budget check of the next
+ * The chaos ledger (docs/design/run.md#the-chaos-ledger): a run's measured damage goes to CloudWatch, and the budget check of the next
  * run — on any runner, i.e. another client — reads the sum over the SLO window and refuses once the chaos
  * allowance is spent. Real SDK clients over HTTP to the sandbox's CloudWatch stand-in.
  */

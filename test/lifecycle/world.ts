@@ -1,5 +1,5 @@
 /**
- * What the lifecycle files share (issue 7 part 8, SPEC §6.6 and §8): the bundled action's main and post
+ * What the lifecycle files share (issue 7 part 8, docs/design/run.md#the-post-step and docs/design/evidence.md#reports): the bundled action's main and post
  * steps run as separate processes against a sandbox (FIS, CloudWatch, the canary and the
  * OpenAPI-validating GitHub stand-in), with `INPUT_*` variables, file-command files, push and pull_request
  * payloads, the runner's cancel escalation, and the post step always run after.

@@ -1,5 +1,5 @@
 /**
- * Environment expansion is opt-in (issue 14.1, SPEC §11): a plan expands only the variables it declares
+ * Environment expansion is opt-in (issue 14.1, docs/design/principles.md#security): a plan expands only the variables it declares
  * in `env:`, an undeclared `${X}` is a validate error naming it, declared values are secrets unless
  * public, and a declared variable a URL needs but the run lacks is bad input (exit 2).
  */

@@ -14,7 +14,7 @@ const withIncidentsAndBudget = planWith((p) => {
 });
 
 describe('buildGates', () => {
-  it('orders every gate by stage, in SPEC §5 order, and adds the mid-run checks', async () => {
+  it('orders every gate by stage, in the order of docs/design/gates.md, and adds the mid-run checks', async () => {
     const clock = new VirtualClock();
     const { gates, midRun } = buildGates({
       plan: withIncidentsAndBudget,

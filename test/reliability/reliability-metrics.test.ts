@@ -1,5 +1,5 @@
 /**
- * The reliability run against the metric sources (issue 9, SPEC §6, §12): real `chaos-gate run` child
+ * The reliability run against the metric sources (issue 9, docs/design/run.md, docs/design/targets.md): real `chaos-gate run` child
  * processes against a sandbox child process whose admin endpoint breaks the AWS stand-in while the fault
  * is on. Whatever breaks, every run must end with the fault stopped, a complete journal, and a verdict
  * that says what happened: `inconclusive` when the run was blind, never `held` on missing data (the

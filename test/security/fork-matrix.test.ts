@@ -1,5 +1,5 @@
 /**
- * Fork code never drives a fault (issue 14.3, SPEC §11), end to end: the bundled action (built from
+ * Fork code never drives a fault (issue 14.3, docs/design/principles.md#security), end to end: the bundled action (built from
  * `src/` into a temp dir by test/helpers/action-bundle.ts) runs as the GitHub runner runs it, against the
  * sandbox (FIS, CloudWatch, the canary, the OpenAPI-validating GitHub stand-in), once per event of the
  * fork matrix. A refused event exits non-zero, sends no AWS request at all (so no FIS template and no

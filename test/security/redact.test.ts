@@ -1,5 +1,5 @@
 /**
- * The one redactor (issue 14.2, SPEC §11): what a registered secret covers, and the writers that apply
+ * The one redactor (issue 14.2, docs/design/principles.md#security): what a registered secret covers, and the writers that apply
  * it — the journal writer, the GitHub payload builders (check run, PR comment, findings issue) and the
  * action's outputs and summary.
  */

@@ -1,5 +1,5 @@
 /**
- * No secret in any report (issue 14.1–2, SPEC §11), end to end. The bundled action runs against the
+ * No secret in any report (issue 14.1–2, docs/design/principles.md#security), end to end. The bundled action runs against the
  * sandbox with secrets planted where the issue found them leaking: a scrape URL's `access_token=${…}`, a
  * Prometheus `Authorization: Bearer …` header whose bare token an auth proxy in front of a real Prometheus
  * echoes in its error body, a `user:password@` Prometheus URL (echoed decoded), and the AWS keys (echoed

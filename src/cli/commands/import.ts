@@ -24,7 +24,7 @@ import { parseDuration } from '../../plan/duration.js';
 import { placeholderFields } from '../../plan/placeholders.js';
 import { parse as parseYaml } from 'yaml';
 
-/** Unreadable input or a template FIS does not have (SPEC §4). */
+/** Unreadable input or a template FIS does not have (docs/design/verdicts.md). */
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate import <template-id | file> [--out <plan.yaml>] [--id <slug>] [--force]

@@ -1,7 +1,7 @@
 /**
  * Every CLI subcommand, in the order `--help` lists them: its name, its one-line summary, and how to load
  * it. A command's module is imported only when that command runs, so `--version`, `--help` and a light
- * command such as `validate` never parse the AWS SDK, the sandbox or the reports (SPEC §12, issue 17:
+ * command such as `validate` never parse the AWS SDK, the sandbox or the reports (docs/design/targets.md, issue 17:
  * within 2.5× of a bare `node -e 0`; `npm run bench` measures it). Add new commands here.
  */
 import type { CliCommand } from '../command.js';

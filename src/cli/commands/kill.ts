@@ -1,5 +1,5 @@
 /**
- * `chaos-gate kill [--reason R]` / `chaos-gate kill --release`: the kill switch of SPEC §6.4. It imports
+ * `chaos-gate kill [--reason R]` / `chaos-gate kill --release`: the kill switch of docs/design/run.md#the-kill-switch. It imports
  * only the AWS clients and the kill-switch module, so it works where a full run would not.
  */
 import { createAwsClients } from '../../injector/aws/clients.js';

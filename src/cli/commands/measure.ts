@@ -28,7 +28,7 @@ import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 import { errorMessage } from '../../errors/message.js';
 
-/** Exit code when the plan cannot be read or is invalid (SPEC §4). */
+/** Exit code when the plan cannot be read or is invalid (docs/design/verdicts.md). */
 const EXIT_INVALID = 2;
 
 /** One SLI's measurement as printed. */

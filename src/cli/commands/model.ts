@@ -1,5 +1,5 @@
 /**
- * `chaos-gate model failover`: the regional failover model of SPEC §9.2, before spending an
+ * `chaos-gate model failover`: the regional failover model of docs/design/analysis.md#model-failover, before spending an
  * experiment. Prints the result (or JSON) and can write the interactive HTML replay.
  */
 import { formatFailoverText, modelFailover, type FailoverInputs } from '../../analysis/failover.js';

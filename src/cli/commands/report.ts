@@ -13,7 +13,7 @@ import { collectRuns } from '../../journal/collect.js';
 import { renderMatrix } from '../../report/matrix.js';
 import { forLog } from '../../security/log-text.js';
 
-/** Unreadable input (SPEC §4). */
+/** Unreadable input (docs/design/verdicts.md). */
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate report <journal> [--markdown] [--html <out>]

@@ -1,6 +1,6 @@
 /**
  * `chaos-gate scan <file>`: calibrate a hypothesis threshold over a recorded control and experiment
- * run (SPEC §9.1). Reads one file, prints tables or JSON, touches nothing.
+ * run (docs/design/analysis.md#scan). Reads one file, prints tables or JSON, touches nothing.
  */
 import { resolve } from 'node:path';
 import { loadScanInput, ScanInputError } from '../../analysis/input.js';
@@ -9,7 +9,7 @@ import { formatScanText } from '../../analysis/scan-text.js';
 import { parseFlags, UsageError, type CliCommand } from '../command.js';
 import { exitCodesHelp } from '../exit-codes.js';
 
-/** Exit code for unreadable input (SPEC §4). */
+/** Exit code for unreadable input (docs/design/verdicts.md). */
 const EXIT_UNREADABLE = 2;
 
 const usage = `Usage: chaos-gate scan <file> [--window N | --window-seconds S] [--margins 0,5,10,20]

@@ -1,6 +1,6 @@
 /**
  * `chaos-gate simulate <plan> --scenario <file>`: runs the real engine against a simulated world on a
- * virtual clock (a 15-minute run takes milliseconds). Exit code per verdict (SPEC §4).
+ * virtual clock (a 15-minute run takes milliseconds). Exit code per verdict (docs/design/verdicts.md).
  *
  * It passes the gates `run` passes (compose/gates.ts), against the simulated world: the static stage
  * (plan rules, failover model, policy, catalog), the schedule at the scenario's `startAt` (default now),
@@ -34,7 +34,7 @@ import {
 import { exitCodesHelp } from '../exit-codes.js';
 import { progressPrinter } from '../../report/progress.js';
 
-/** Unreadable input (SPEC §4). */
+/** Unreadable input (docs/design/verdicts.md). */
 const EXIT_BAD_INPUT = 2;
 
 const usage = `Usage: chaos-gate simulate <plan> --scenario <file> [--policy <file>] [--history <path>]... [--journal <path>] [--abort-file <path>] [--json]

@@ -19,13 +19,13 @@ export const NAMESPACE = 'ChaosGate';
 export const LEASE_METRIC = 'LeaseHeartbeat';
 export const KILL_METRIC = 'KillSwitch';
 export const KILL_SWITCH_ALARM = 'chaos-gate-kill-switch';
-/** SPEC §6.3: a heartbeat every 5 s; the alarm looks at 10 s periods. */
+/** docs/design/run.md#the-lease: a heartbeat every 5 s; the alarm looks at 10 s periods. */
 export const LEASE_BEAT_MS = 5_000;
 export const LEASE_PERIOD_S = 10;
 /**
  * One 10 s period without a heartbeat trips the alarm. The alarm turns ALARM at the end of the first
  * whole period after the last beat, i.e. 10–20 s after it, so a SIGKILLed runner's fault stops 5–20 s
- * after the kill plus FIS's polling (SPEC §6.3 target ≤ 30 s). Two of two periods was the first choice,
+ * after the kill plus FIS's polling (docs/design/run.md#the-lease target ≤ 30 s). Two of two periods was the first choice,
  * but its worst case is 30 s before FIS even polls (measured 28.7 s in the sandbox). With a beat every
  * 5 s, a period is empty only after more than 10 s of silence: a single lost beat empties one only when
  * the beats around it straddle a period boundary within their timing jitter.
@@ -312,7 +312,7 @@ export class CloudWatchLease implements Lease {
 
   /**
    * Forces the lease alarm to ALARM: FIS treats it like any ALARM transition of a stop condition
-   * (SEMANTICS §3.3) and stops the experiment. The forced state lasts only until the alarm's next
+   * (docs/design/fis.md#stop-conditions) and stops the experiment. The forced state lasts only until the alarm's next
    * evaluation, which is why the engine stops beating first and re-asserts it until the stop is seen.
    */
   async trip(reason: string, signal?: AbortSignal): Promise<void> {

@@ -780,7 +780,7 @@ export class FisInjector implements Injector {
     );
   }
 
-  /** SPEC §6.1: every stop-condition alarm must be OK before StartExperiment. */
+  /** docs/design/run.md#provisioning: every stop-condition alarm must be OK before StartExperiment. */
   private async requireAlarmsOk(): Promise<void> {
     const deadline = this.opts.clock.now() + (this.opts.leaseWarmupMs ?? 30_000);
     while (true) {

@@ -26,7 +26,7 @@ const LIVE = new Set(['pending', 'initiating', 'running', 'stopping']);
 const TERMINAL = new Set(['completed', 'stopped', 'failed', 'cancelled']);
 /**
  * How long `kill` waits for the experiments it stopped to reach a terminal state. FIS stops actions in
- * seconds; 30 s matches the lease's stop target (SPEC §6.3), after which the report says what is still live.
+ * seconds; 30 s matches the lease's stop target (docs/design/run.md#the-lease), after which the report says what is still live.
  */
 export const KILL_VERIFY_MS = 30_000;
 const KILL_POLL_MS = 1_000;

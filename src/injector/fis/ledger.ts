@@ -1,5 +1,5 @@
 /**
- * The chaos ledger (SPEC §6.5): each run's measured damage (bad events above the steady-state rate while
+ * The chaos ledger (docs/design/run.md#the-chaos-ledger): each run's measured damage (bad events above the steady-state rate while
  * the fault was on) is written to CloudWatch as a custom metric per service, so the budget check of the
  * next run, on any runner, sees what earlier runs spent.
  */

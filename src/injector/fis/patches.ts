@@ -3,7 +3,7 @@
  *
  * Its StartExperiment serializer keeps only clientToken, experimentTemplateId and tags: an
  * `experimentOptions: { actionsMode: 'skip-all' }` passed to it is silently dropped, so a "dry run" would
- * start a REAL experiment (SEMANTICS §9). This middleware writes the field into the serialized body
+ * start a REAL experiment (docs/design/fis.md#the-pinned-fis-client). This middleware writes the field into the serialized body
  * before content-length and signing, so the signature covers it. Callers must still check that the
  * response echoes `skip-all` (see `dryRun` in injector.ts): an endpoint that ignores the option is
  * caught there. ListExperiments' `experimentTemplateId` filter is dropped the same way and is added to

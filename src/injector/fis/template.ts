@@ -11,13 +11,13 @@ import { ALARM_SOURCE, emptyTargetMode } from '../../plan/fis.js';
 import { abortAlarmStopConditions } from '../../plan/refusals-fis.js';
 import { CHAOS_GATE_TAG_PREFIX } from './tags.js';
 
-/** FIS allows at most 5 stop conditions per template (FIS quotas, SEMANTICS §6). */
+/** FIS allows at most 5 stop conditions per template (FIS quotas, docs/design/fis.md#limits). */
 export const FIS_MAX_STOP_CONDITIONS = 5;
 /** FIS template descriptions are at most 512 characters (M-FIS ExperimentTemplateDescription). */
 export const FIS_MAX_DESCRIPTION = 512;
 /**
  * The report window FIS applies when a report configuration names none (third-party IaC documentation
- * of the default, SEMANTICS §3.7); treated as equal to an absent value so a filled-in default is no drift.
+ * of the default, docs/design/fis.md#experiment-reports); treated as equal to an absent value so a filled-in default is no drift.
  */
 export const FIS_DEFAULT_REPORT_WINDOW = 'PT20M';
 

@@ -1,5 +1,5 @@
 /**
- * CloudWatch SLIs: every CloudWatch query of a tick goes into ONE GetMetricData call (SPEC §7, §12:
+ * CloudWatch SLIs: every CloudWatch query of a tick goes into ONE GetMetricData call (docs/design/evidence.md#measurement, docs/design/targets.md:
  * up to 500 queries per call), with high-resolution periods and metric math. Errors become readings.
  * Only complete periods are read (`window.ts`): the newest period is still being ingested.
  *

@@ -30,12 +30,12 @@ export const HIGH_RESOLUTION_INGESTION_ALLOWANCE_MS = 5 * SECOND;
  */
 export const STANDARD_INGESTION_ALLOWANCE_MS = 2 * MINUTE;
 
-/** CloudWatch keeps sub-minute (high-resolution) datapoints for 3 hours only (SEMANTICS §5.2). */
+/** CloudWatch keeps sub-minute (high-resolution) datapoints for 3 hours only (docs/design/cloudwatch.md#getmetricdata). */
 export const HIGH_RESOLUTION_RETENTION_MS = 3 * HOUR;
 
 /**
  * Why CloudWatch would answer a window with no datapoints for this period, or undefined when it can
- * answer. Older data is only kept rolled up (SEMANTICS §5.2: sub-minute data 3 hours, one-minute data
+ * answer. Older data is only kept rolled up (docs/design/cloudwatch.md#getmetricdata: sub-minute data 3 hours, one-minute data
  * 15 days, five-minute data 63 days), and a period finer than what is kept returns nothing at all —
  * which would read as "no traffic" (or a short sum) instead of as the plan mistake it is.
  */
@@ -59,8 +59,7 @@ export function defaultIngestionAllowanceMs(periodMs: number): number {
 }
 
 /**
- * The unit GetMetricData rounds StartTime down to, and so the grid its periods are laid on (SEMANTICS
- * §5.2): a sub-minute period's own length (5 s periods start at :00, :05, …); otherwise the minute,
+ * The unit GetMetricData rounds StartTime down to, and so the grid its periods are laid on (docs/design/cloudwatch.md#getmetricdata): a sub-minute period's own length (5 s periods start at :00, :05, …); otherwise the minute,
  * five minutes once StartTime is 15 days old, the hour once it is 63 days old.
  */
 export function startRoundingMs(periodMs: number, startAgeMs: number): number {

@@ -11,7 +11,7 @@ export function failoverReplayData(
   inputs: FailoverInputs,
   reasons: string[],
 ): ReplayData {
-  // The model's fixed scenario (SPEC §9.2): outage from 15 s to 45 s of a 60 s window at 10 rps.
+  // The model's fixed scenario (docs/design/analysis.md#model-failover): outage from 15 s to 45 s of a 60 s window at 10 rps.
   const OUTAGE_START = 15;
   const OUTAGE_END = 45;
   const RPS = 10;

@@ -43,9 +43,9 @@ export const MAX_ALARM_NAMES = 100;
 export const MAX_ALARMS = 5000;
 /** Period × EvaluationPeriods may not exceed one day (CW-alarms). */
 export const MAX_ALARM_WINDOW_S = 86_400;
-/** At most 5 actions per state (SEMANTICS §6, M-CW `ResourceList` length trait). */
+/** At most 5 actions per state (docs/design/cloudwatch.md#quotas, M-CW `ResourceList` length trait). */
 export const MAX_ACTIONS_PER_STATE = 5;
-/** Metric-math alarms: at most 20 queries (SEMANTICS §5.3). */
+/** Metric-math alarms: at most 20 queries (docs/design/cloudwatch.md#putmetricalarm). */
 export const MAX_ALARM_METRICS = 20;
 
 const STATE_VALUES = new Set(['OK', 'ALARM', 'INSUFFICIENT_DATA']);

@@ -1,7 +1,7 @@
 /**
  * Metric alarms of the CloudWatch stand-in: their configuration (PutMetricAlarm, a full overwrite),
  * their state, the evaluator that runs on CloudWatch's cadence, SetAlarmState's temporary override and
- * the history of transitions (SEMANTICS §5.3–§5.6).
+ * the history of transitions (docs/design/cloudwatch.md#alarms).
  */
 import {
   decideAlarmState,
@@ -74,7 +74,7 @@ export interface AlarmChange {
   timestamp: number;
 }
 
-/** Alarms with a period under a minute are evaluated every 10 s, the others every minute (SEMANTICS §5.4). */
+/** Alarms with a period under a minute are evaluated every 10 s, the others every minute (docs/design/cloudwatch.md#alarm-evaluation). */
 export const HIGH_RES_CADENCE_MS = 10_000;
 export const STANDARD_CADENCE_MS = 60_000;
 /** History is kept two weeks (CW-alarms, "Common features"). */

@@ -1,7 +1,7 @@
 /**
  * CloudWatch errors as both wire protocols carry them: the awsQuery code (`<Code>`, and the first half
  * of the JSON protocol's `x-amzn-query-error` header), the HTTP status and the model shape the JSON
- * `__type` names (M-CW `aws.protocols#awsQueryError`; SEMANTICS §1.2).
+ * `__type` names (M-CW `aws.protocols#awsQueryError`; docs/design/cloudwatch.md#wire-protocols).
  */
 
 /** ErrorMessage in the model is 1–255 characters (M-CW `ErrorMessage` length trait). */

@@ -3,7 +3,7 @@
  * (breaching, not breaching or missing), M of N and the TreatMissingData mode, decide the next state.
  *
  * Source: CloudWatch User Guide, "Using Amazon CloudWatch alarms" → "How alarm state is evaluated when
- * data is missing" and "Avoiding premature transitions to alarm state" (SEMANTICS §5.4). The two
+ * data is missing" and "Avoiding premature transitions to alarm state" (docs/design/cloudwatch.md#alarm-evaluation). The two
  * published tables (3 of 3 and 2 of 3, evaluation range 5) are the test vectors of this function.
  */
 

@@ -2,7 +2,7 @@
  * The sandbox's CloudWatch stand-in, the one object the sandbox server mounts: it routes each operation
  * to the metric operations (`metric-ops.ts`) or the alarm operations (`alarm-ops.ts`, composite alarms in
  * `composite.ts`) over the wire
- * protocols of `protocol.ts`, and runs the alarm evaluator (SEMANTICS §1.2, §5).
+ * protocols of `protocol.ts`, and runs the alarm evaluator (docs/design/cloudwatch.md#wire-protocols, docs/design/cloudwatch.md).
  *
  * The sandbox server mounts it on its `aws` port: it asks {@link CloudWatchStandIn.handles} for each
  * request, passes the body to {@link CloudWatchStandIn.handle}, and calls

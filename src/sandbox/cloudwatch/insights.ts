@@ -20,7 +20,7 @@ import type { Dimension, MetricStore, Series } from './store.js';
 
 /** Most series one query returns (Metrics Insights quotas: 500 time series per query). */
 export const MAX_INSIGHTS_SERIES = 500;
-/** Metrics Insights reads only the most recent three hours (SEMANTICS §5.2). */
+/** Metrics Insights reads only the most recent three hours (docs/design/cloudwatch.md#getmetricdata). */
 export const INSIGHTS_WINDOW_MS = 3 * 3600 * 1000;
 
 /** A query that does not parse, with the position of the problem. */

@@ -265,7 +265,7 @@ export function getMetricData(cw: CloudWatchState, input: Input): Output {
 
 /**
  * GetMetricStatistics (M-CW): one metric, the named statistics per period. Exactly one of Statistics and
- * ExtendedStatistics; at most 1,440 datapoints; StartTime rounded as for GetMetricData (SEMANTICS §5.2);
+ * ExtendedStatistics; at most 1,440 datapoints; StartTime rounded as for GetMetricData (docs/design/cloudwatch.md#getmetricdata);
  * periods without data are absent; a Unit filters the data without converting it.
  */
 export function getMetricStatistics(cw: CloudWatchState, input: Input): Output {

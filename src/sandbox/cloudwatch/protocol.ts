@@ -1,5 +1,5 @@
 /**
- * CloudWatch's two wire protocols, AWS JSON 1.0 and awsQuery (SEMANTICS §1.2): recognises CloudWatch
+ * CloudWatch's two wire protocols, AWS JSON 1.0 and awsQuery (docs/design/cloudwatch.md#wire-protocols): recognises CloudWatch
  * traffic, decodes a request (gzip, JSON body or form parameters, Action and Version) into an operation
  * and its input, and writes the answer or the error the way that protocol does.
  */
@@ -28,7 +28,7 @@ import {
   SERVICE_TARGET,
 } from './wire.js';
 
-/** PutMetricData takes at most 1 MB per request (GR-CW; SEMANTICS §6). */
+/** PutMetricData takes at most 1 MB per request (GR-CW; docs/design/cloudwatch.md#quotas). */
 export const MAX_PUT_METRIC_DATA_BYTES = 1_000_000;
 /** A decompressed body above this is refused, so a small gzip body cannot expand without bound. */
 export const MAX_DECOMPRESSED_BYTES = 8 * 1024 * 1024;

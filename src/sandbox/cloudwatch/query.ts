@@ -1,7 +1,7 @@
 /**
  * Runs a set of metric data queries (GetMetricData's `MetricDataQueries`, a metric-math alarm's
  * `Metrics`): MetricStat queries aggregate stored data, expressions combine other queries by id.
- * Period and StartTime rules follow SEMANTICS §5.2.
+ * Period and StartTime rules follow docs/design/cloudwatch.md#getmetricdata.
  */
 import { validationError } from './errors.js';
 import {
@@ -50,7 +50,7 @@ export interface QueryResult {
 
 /** Query ids: letters, digits and underscore, starting with a lowercase letter (M-CW `MetricDataQuery.Id`). */
 const QUERY_ID = /^[a-z][a-zA-Z0-9_]*$/;
-/** Periods a high-resolution query may use below one minute (SEMANTICS §5.2). */
+/** Periods a high-resolution query may use below one minute (docs/design/cloudwatch.md#getmetricdata). */
 const SUB_MINUTE_PERIODS = [1, 5, 10, 30];
 const DAY_MS = 24 * 3600 * 1000;
 /** Default period of an expression that references no MetricStat and names no Period. */
@@ -63,7 +63,7 @@ export function isValidQueryPeriod(p: number): boolean {
 
 /**
  * Rounds StartTime down as CloudWatch does: to the period for 1–30 s periods, else to the minute when
- * less than 15 days old, 5 minutes up to 63 days, the hour beyond (SEMANTICS §5.2).
+ * less than 15 days old, 5 minutes up to 63 days, the hour beyond (docs/design/cloudwatch.md#getmetricdata).
  */
 export function alignStart(start: number, periodS: number, now: number): number {
   const age = now - start;
@@ -214,7 +214,7 @@ export function runQueries(
     const insight = insights.get(q.Id);
     if (insight) {
       const periodS = q.Period ?? DEFAULT_EXPRESSION_PERIOD_S;
-      // Metrics Insights reads the most recent three hours only (SEMANTICS §5.2).
+      // Metrics Insights reads the most recent three hours only (docs/design/cloudwatch.md#getmetricdata).
       const from = Math.max(start, (opts.now ?? end) - INSIGHTS_WINDOW_MS);
       const s = opts.now === undefined ? from : alignStart(from, periodS, opts.now);
       return runInsights(store, insight, s, end, periodS * 1000).map((series) => ({

@@ -1,6 +1,6 @@
 /**
  * Metric storage and statistics for the CloudWatch stand-in: raw observations kept per metric
- * (namespace, name, dimension set), aggregated on read into periods with a statistic (SEMANTICS §5.1,
+ * (namespace, name, dimension set), aggregated on read into periods with a statistic (docs/design/cloudwatch.md#putmetricdata,
  * §5.2, §8.7).
  */
 
@@ -48,11 +48,11 @@ export type Stat =
   | { kind: 'percentile'; p: number; name: string };
 
 /**
- * Standard-resolution data are kept 15 days at 60 s (SEMANTICS §5.2 "Retention"); the stand-in keeps
+ * Standard-resolution data are kept 15 days at 60 s (docs/design/cloudwatch.md#getmetricdata "Retention"); the stand-in keeps
  * every observation for that long and drops older ones.
  */
 export const RETENTION_MS = 15 * 24 * 3600 * 1000;
-/** Storage resolutions PutMetricData accepts (SEMANTICS §5.1). */
+/** Storage resolutions PutMetricData accepts (docs/design/cloudwatch.md#putmetricdata). */
 export const STORAGE_RESOLUTIONS = [1, 60] as const;
 
 const PERCENTILE = /^p(\d{1,2}(?:\.\d{1,10})?|100(?:\.0+)?)$/;
@@ -185,7 +185,7 @@ export class MetricStore {
   /**
    * Aggregates a metric over `[start, end)` into periods that begin at `start` (already aligned by
    * the caller), returning only periods that hold data, oldest first. `unit` filters observations by
-   * unit; there is no conversion between units (SEMANTICS §5.2).
+   * unit; there is no conversion between units (docs/design/cloudwatch.md#getmetricdata).
    */
   aggregate(s: Series, start: number, end: number, periodMs: number, stat: Stat, unit?: string): Datapoint[] {
     this.sort(s);

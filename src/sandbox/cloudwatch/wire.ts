@@ -1,5 +1,5 @@
 /**
- * The two CloudWatch wire protocols (SEMANTICS §1.2):
+ * The two CloudWatch wire protocols (docs/design/cloudwatch.md#wire-protocols):
  * - AWS JSON 1.0 with `awsQueryCompatible` (`@aws-sdk/client-cloudwatch` ≥ 3.949.0): `X-Amz-Target:
  *   GraniteServiceVersion20100801.<Op>`, JSON bodies, timestamps as epoch seconds, errors as
  *   `{"__type","message"}` plus the `x-amzn-query-error: <Code>;<Sender|Receiver>` header;

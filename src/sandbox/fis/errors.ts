@@ -1,6 +1,6 @@
 /** FIS error responses with the status codes of the model's `smithy.api#httpError` traits. */
 
-/** HTTP status per modeled FIS error (M-FIS); `ThrottlingException` is unmodeled and uses 429 (SEMANTICS §1.1). */
+/** HTTP status per modeled FIS error (M-FIS); `ThrottlingException` is unmodeled and uses 429 (docs/design/fis.md#wire-protocol). */
 export const FIS_ERROR_STATUS = {
   ValidationException: 400,
   ResourceNotFoundException: 404,

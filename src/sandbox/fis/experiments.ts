@@ -1,5 +1,5 @@
 /**
- * The experiment state machine of SEMANTICS §3: StartExperiment, the phases pending → initiating →
+ * The experiment state machine of docs/design/fis.md#experiment-states: StartExperiment, the phases pending → initiating →
  * running → completed | stopping → stopped | failed | cancelled, actions in startAfter order, stop
  * conditions, StopExperiment, and the experiment as Get/ListExperiments show it.
  */

@@ -1,7 +1,7 @@
 /**
  * The FIS Smithy model drives the stand-in's router and its request validation, so routes, required
  * members, lengths, patterns and enums are AWS's own rather than a hand copy. `model.json` is
- * `shared/aws-models/fis.json` (api-models-aws @ 56c8953e, Apache-2.0) with documentation traits removed.
+ * `fixtures/aws-models/fis.json` (api-models-aws @ 56c8953e, Apache-2.0) with documentation traits removed.
  */
 import modelJson from './model.json' with { type: 'json' };
 

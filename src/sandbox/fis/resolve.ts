@@ -97,7 +97,7 @@ function matchesTarget(r: SandboxResource, t: TemplateTarget): boolean {
   return true;
 }
 
-/** ALL, COUNT(n) (n at random, at most all) or PERCENT(n) (floor(N·n/100) at random, SEMANTICS §3.4). */
+/** ALL, COUNT(n) (n at random, at most all) or PERCENT(n) (floor(N·n/100) at random, docs/design/fis.md#target-selection). */
 export function select<T>(items: T[], mode: string, random: () => number): T[] {
   const count = /^COUNT\((\d+)\)$/.exec(mode);
   const percent = /^PERCENT\((\d+)\)$/.exec(mode);

@@ -83,7 +83,7 @@ export function getTemplate(store: FisStore, input: Json): Json {
 export function updateTemplate(store: FisStore, input: Json): Json {
   const t = store.template(String(input.id));
   const next: Template = clone(t);
-  // SEMANTICS §2.2, inferred.
+  // docs/design/fis.md#operations, inferred.
   if (input.description !== undefined) next.description = String(input.description);
   if (input.roleArn !== undefined) next.roleArn = String(input.roleArn);
   if (input.targets !== undefined) next.targets = clone(input.targets) as Template['targets'];
