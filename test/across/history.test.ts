@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
+import { cliArgs } from '../helpers/cli.js';
 import { planHistories, runEntry, untested } from '../../src/journal/history.js';
 import type { Verdict } from '../../src/journal/types.js';
 import { serveStandIn, type Served } from '../github/serve.js';
@@ -171,20 +173,14 @@ describe('history', () => {
 
   describe("from past runs' artifacts", () => {
     let served: Served;
-    const env: Record<string, string | undefined> = {};
     beforeAll(async () => {
       served = await serveStandIn({
         tokens: {
           'ghs-read': { login: 'github-actions[bot]', id: 41898282, type: 'Bot', installation: true },
         },
       });
-      // The toolkit reads the API URL from the environment, as on a runner.
-      env.GITHUB_API_URL = process.env.GITHUB_API_URL;
-      process.env.GITHUB_API_URL = served.url;
     });
     afterAll(async () => {
-      if (env.GITHUB_API_URL === undefined) delete process.env.GITHUB_API_URL;
-      else process.env.GITHUB_API_URL = env.GITHUB_API_URL;
       await served.close();
     });
 
@@ -241,9 +237,9 @@ describe('history', () => {
         files: { 'chaos-gate/journal.json': journal('held', '503', 1) },
       });
       const dir = mkdtempSync(join(tmpdir(), 'cg-history-artifacts-'));
-      const c = io({ GITHUB_TOKEN: 'ghs-read', GITHUB_REPOSITORY: 'acme/shop', GITHUB_API_URL: served.url });
-      const code = await main(['history', '--artifacts', dir, '--branch', 'main'], c.io);
-      expect(code, c.err.join('\n')).toBe(0);
+      // A child process, as on a runner: the toolkit fixes its API URL when it is first loaded.
+      const c = await historyChild(['--artifacts', dir, '--branch', 'main'], served.url);
+      expect(c.code, c.err.join('\n')).toBe(0);
       expect(c.err.join('\n')).toContain('downloaded 2 journal artifact(s)');
       const md = c.out.filter((l) => l.startsWith('## ') || l.includes('|')).join('\n');
       expect(md).toMatch(/\| checkout \| staging \| ✅ ❌ \|/);
@@ -258,9 +254,26 @@ describe('history', () => {
       served.gh.faults.add({ operation: 'actions/download-artifact', kind: 'error', status: 500, count: 10 });
       const dir = mkdtempSync(join(tmpdir(), 'cg-history-artifacts-'));
       writeFileSync(join(dir, 'keep.txt'), '');
-      const c = io({ GITHUB_TOKEN: 'ghs-read', GITHUB_REPOSITORY: 'acme/shop', GITHUB_API_URL: served.url });
-      expect(await main(['history', '--artifacts', dir], c.io)).toBe(2);
+      const c = await historyChild(['--artifacts', dir], served.url);
+      expect(c.code).toBe(2);
       expect(c.err.join('\n')).toMatch(/artifact chaos-gate-checkout \(id \d+, run 50[12]\): not downloaded/);
     });
   });
 });
+
+/** `chaos-gate history <args>` in a child process whose environment points the toolkit at `api`. */
+async function historyChild(
+  args: string[],
+  api: string,
+): Promise<{ code: number | null; out: string[]; err: string[] }> {
+  const child = spawn(process.execPath, cliArgs(['history', ...args]), {
+    env: { ...process.env, GITHUB_TOKEN: 'ghs-read', GITHUB_REPOSITORY: 'acme/shop', GITHUB_API_URL: api },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  return { code, out: out.split('\n'), err: err.split('\n') };
+}

@@ -248,6 +248,8 @@ export const OUTPUT_NAMES = [
   'verdict',
   'reason',
   'experiment-id',
+  // The unsigned verdict statement, written on every finished run (signed only with a subject).
+  'attestation',
   'journal',
   'report',
   'abort-latency-ms',

@@ -154,12 +154,13 @@ function brokenWorld(
       expect(summary.verdict).toBe(journal.verdict);
       // How the stop ended is on record: verified, or not verified and then the run `failed` (a run that
       // cannot read the experiment's state cannot prove the stop; it says so instead).
-      // When FIS ended the experiment itself (a stop condition, the safety lever), nothing was left to
-      // stop: the `fault-ended` event carries FIS's status instead, and no stop was requested.
+      // When FIS ended the experiment itself (completed, or a stop condition, the safety lever), nothing
+      // was left to stop: the `fault-ended` event carries FIS's status instead, and no stop was requested.
       const stops = journal.events.filter((e) => e.type === 'stop-verified' || e.type === 'stop-failed');
       const endedByFis = journal.events.some(
         (e) =>
-          e.type === 'fault-ended' && ['stopped', 'failed', 'cancelled'].includes(String(e.data?.status)),
+          e.type === 'fault-ended' &&
+          ['completed', 'stopped', 'failed', 'cancelled'].includes(String(e.data?.status)),
       );
       expect(
         stops.map((e) => e.type),

@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+function r(n){let e=n.payload.pull_request;return e&&typeof e=="object"?e:void 0}function o(n){let e=r(n)?.head?.sha;return n.eventName.startsWith("pull_request")&&typeof e=="string"?e:n.sha}function s(n){let e=r(n)?.number;if(typeof e=="number")return e;let t=n.payload.issue;return t?.pull_request&&typeof t.number=="number"?t.number:void 0}function a(n){let e=r(n);if(!e||!n.eventName.startsWith("pull_request"))return!1;let t=e.head?.repo?.full_name,u=e.base?.repo?.full_name??`${n.owner}/${n.repo}`;return e.head?.repo===null?!0:typeof t=="string"&&t.toLowerCase()!==u.toLowerCase()||e.head?.repo?.fork===!0}export{o as a,s as b,a as c};
+//# sourceMappingURL=chunk-F3ZAU26D.js.map

@@ -1,0 +1,5 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+import{createRequire as r}from"node:module";import{sep as t}from"node:path";import{fileURLToPath as s}from"node:url";var i="@octokit/openapi",d=23;function a(e=import.meta.url){try{return r(e).resolve(`${i}/package.json`)}catch{return}}function c(e=import.meta.url){let n=e.startsWith("file:")?s(e):e,o=n.lastIndexOf(`${t}node_modules${t}`);return o<0?void 0:n.slice(0,o)||t}function p(e=import.meta.url){let n=c(e);return n===void 0?"npm ci   # in the clone: installs the development dependencies, the sandbox included":`npm install --prefix ${JSON.stringify(n)} --no-save ${i}@${d}`}function f(e,n=import.meta.url){if(a(n)===void 0)return[`chaos-gate ${e}: the sandbox's GitHub stand-in needs GitHub's REST description from the package`,`${i}, which is not installed (chaos-gate was installed without development dependencies).`,"Add it beside chaos-gate, then run the command again:",`  ${p(n)}`].join(`
+`)}export{i as a,d as b,a as c,c as d,p as e,f};
+//# sourceMappingURL=chunk-ISI5HIYZ.js.map

@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+import{a,b,c}from"./chunk-JNGDPTD7.js";import"./chunk-MYWXR7VB.js";import"./chunk-PG4RCUFY.js";import"./chunk-UOEQT3MP.js";import"./chunk-UMS5GHOM.js";import"./chunk-CG43UZEC.js";import"./chunk-SI4LYTE4.js";import"./chunk-PIIMG2HQ.js";import"./chunk-3ZEFD5CB.js";import"./chunk-OCUGXRB4.js";import"./chunk-OEMGICUY.js";import"./chunk-R6UQIGJM.js";import"./chunk-WTG26QOJ.js";import"./chunk-CZG2LLAG.js";import"./chunk-DBMBAMLK.js";import"./chunk-UCOMHVQX.js";import"./chunk-BBY7NOI3.js";import"./chunk-ZZWVIFMM.js";import"./chunk-BEJXH3YA.js";import"./chunk-UD5UNOSV.js";import"./chunk-BXOVQLUO.js";import"./chunk-4GYX42EE.js";import"./chunk-GS7M3CAM.js";import"./chunk-25DXEFVI.js";export{a as createAwsClients,b as createCloudWatchClient,c as withFisClient};
+//# sourceMappingURL=clients-4XLRFSWM.js.map

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{a,b}from"./chunk-3SD6VUO4.js";import"./chunk-E7XWTA4G.js";import"./chunk-MFYOAYMM.js";import"./chunk-YE7C2MPY.js";import"./chunk-UMS5GHOM.js";import"./chunk-DWGN2TRY.js";import"./chunk-SI4LYTE4.js";import"./chunk-PIIMG2HQ.js";import"./chunk-3ZEFD5CB.js";import"./chunk-OCUGXRB4.js";import"./chunk-OEMGICUY.js";import"./chunk-R6UQIGJM.js";import"./chunk-WTG26QOJ.js";import"./chunk-CZG2LLAG.js";import"./chunk-ZZWVIFMM.js";import"./chunk-ALL5UWPB.js";import"./chunk-BBY7NOI3.js";import"./chunk-UCOMHVQX.js";import"./chunk-BEJXH3YA.js";import"./chunk-UD5UNOSV.js";import"./chunk-BXOVQLUO.js";import"./chunk-27V5FKFS.js";import"./chunk-GS7M3CAM.js";import"./chunk-25DXEFVI.js";export{a as createAwsClients,b as withFisClient};
-//# sourceMappingURL=clients-5L5FSI4Z.js.map

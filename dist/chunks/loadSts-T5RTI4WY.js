@@ -1,0 +1,4 @@
+import { createRequire as __cgCreateRequire } from 'node:module';
+const require = __cgCreateRequire(import.meta.url);
+import{b as e}from"./chunk-VG62IEZX.js";import"./chunk-3ZEFD5CB.js";import"./chunk-OCUGXRB4.js";import"./chunk-OEMGICUY.js";import"./chunk-R6UQIGJM.js";import"./chunk-WTG26QOJ.js";import"./chunk-CZG2LLAG.js";import"./chunk-25DXEFVI.js";export{e as getDefaultRoleAssumerWithWebIdentity};
+//# sourceMappingURL=loadSts-T5RTI4WY.js.map
