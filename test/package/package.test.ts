@@ -93,11 +93,12 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('npm pack', () => {
-  it('ships the CLI bundle, the plan schema, the demo plans and the README, and nothing else', () => {
+  it('ships the CLI bundle, the plan schema, the demo plans, the README and the licence, and nothing else', () => {
     const files = packList(ROOT);
     const allowed = [
       /^package\.json$/,
       /^README\.md$/,
+      /^LICENSE$/,
       /^dist\/cli\.js$/,
       /^dist\/chunks\/[\w-]+\.js$/,
       /^schema\/plan\.schema\.json$/,

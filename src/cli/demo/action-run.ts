@@ -210,6 +210,8 @@ export async function runThroughAction(o: ActionRunOptions): Promise<ActionRunRe
         'aws-region': 'us-east-1',
         'journal-path': files.journal,
         'report-path': files.report,
+        // In the demo's own folder, not the action's default under the workspace (the user's checkout).
+        'attestation-path': join(o.outDir, `${o.planId}.attestation.intoto.json`),
         'queue-timeout': QUEUE_TIMEOUT,
       })[name] ?? '',
   );
