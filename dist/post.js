@@ -1,5 +1,5 @@
 import { createRequire as __cgCreateRequire } from 'node:module';
 const require = __cgCreateRequire(import.meta.url);
 import{a as r}from"./chunks/chunk-MVMHYL6P.js";import"./chunks/chunk-M5L4IEY6.js";import"./chunks/chunk-T6DYACQC.js";import{a as t}from"./chunks/chunk-T3NGVJDG.js";import{a as n}from"./chunks/chunk-PYQUZR4R.js";import"./chunks/chunk-4GYX42EE.js";import"./chunks/chunk-GS7M3CAM.js";import"./chunks/chunk-25DXEFVI.js";process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED??="true";if(r(process.env)!==void 0)process.stdout.write(`chaos-gate post: the event payload cannot be read; the main step ran nothing
-`);else{t();let s=await import("./chunks/core-LXDNQE65.js"),{runPostStep:a}=await import("./chunks/post-step-PKWSQNH2.js"),{defaultPostDeps:c}=await import("./chunks/post-wiring-JWJZILZ4.js"),e=new AbortController;for(let o of["SIGINT","SIGTERM"])process.once(o,()=>e.abort(o));await a(c(e.signal)).catch(o=>{s.setFailed(`chaos-gate post: ${n(o)}`)})}
+`);else{t();let s=await import("./chunks/core-LXDNQE65.js"),{runPostStep:a}=await import("./chunks/post-step-64JXSSFB.js"),{defaultPostDeps:c}=await import("./chunks/post-wiring-JWJZILZ4.js"),e=new AbortController;for(let o of["SIGINT","SIGTERM"])process.once(o,()=>e.abort(o));await a(c(e.signal)).catch(o=>{s.setFailed(`chaos-gate post: ${n(o)}`)})}
 //# sourceMappingURL=post.js.map

@@ -8,7 +8,8 @@
  * the user's own.
  */
 import { FIS_ACTION_LIMITS, type ActionLimits, type ParameterRule } from './fis-actions.js';
-import { FIS_REFERENCE_BY_ID } from '../fis-reference/actions.js';
+import { FIS_REFERENCE_BY_ID, isoOf } from '../fis-reference/actions.js';
+import { parseIsoDuration } from './duration.js';
 
 export interface InitOptions {
   actionId: string;
@@ -57,7 +58,7 @@ function exampleValue(name: string, rule: ParameterRule, service: string, action
     case 'duration': {
       // A minute where the action allows it, else the nearest end of its range.
       const ms = Math.min(Math.max(60_000, rule.minMs), rule.maxMs);
-      return `PT${Math.round(ms / 1000)}S`.replace(/^PT60S$/, 'PT1M');
+      return isoOf(ms);
     }
     case 'number':
       return String(Math.min(rule.max, Math.max(rule.min, 50)));
@@ -82,7 +83,7 @@ function exampleValue(name: string, rule: ParameterRule, service: string, action
 function ruleText(rule: ParameterRule): string {
   switch (rule.kind) {
     case 'duration':
-      return `an ISO-8601 duration, ${isoText(rule.minMs)} to ${isoText(rule.maxMs)}`;
+      return `an ISO-8601 duration, ${isoOf(rule.minMs)} to ${isoOf(rule.maxMs)}`;
     case 'number':
       return `a number ${rule.min} to ${rule.max}`;
     case 'enum':
@@ -100,13 +101,6 @@ function ruleText(rule: ParameterRule): string {
 
 const q = (s: string): string => JSON.stringify(s);
 
-/** The ms of a `PT…S`/`PT1M` value written by {@link exampleValue}. */
-function isoMs(text: string): number {
-  if (text === 'PT1M') return 60_000;
-  const m = /^PT(\d+)S$/.exec(text);
-  return m ? Number(m[1]) * 1000 : 60_000;
-}
-
 /**
  * The ARN a target is listed by: a cluster named outright, or an example ARN of the resource type where
  * the action takes targets by ARN only (its FIS reference entry says so).
@@ -117,13 +111,6 @@ function arnSelected(actionId: string, resourceType: string, service: string): s
   if (FIS_REFERENCE_BY_ID.get(actionId)?.targeting !== 'arns') return undefined;
   const [, awsService = 'ec2', kind = 'resource'] = resourceType.split(':');
   return `arn:aws:${awsService}:eu-west-1:123456789012:${kind}/${service}-example`;
-}
-
-/** A duration in ms as FIS writes it: PT12H, PT1M, PT30S. */
-function isoText(ms: number): string {
-  if (ms % 3_600_000 === 0) return `PT${ms / 3_600_000}H`;
-  if (ms % 60_000 === 0) return `PT${ms / 60_000}M`;
-  return `PT${Math.round(ms / 1000)}S`;
 }
 
 /** The last word of an action id as a camelCase name (`aws:ecs:stop-task` → `stopTask`). */
@@ -217,7 +204,7 @@ export function initPlan(options: InitOptions): string {
     60_000,
     ...Object.entries(limits.parameters)
       .filter(([, p]) => p.required && p.rule.kind === 'duration')
-      .map(([name, p]) => isoMs(exampleValue(name, p.rule, service, actionId))),
+      .map(([name, p]) => parseIsoDuration(exampleValue(name, p.rule, service, actionId)) ?? 60_000),
   );
   const maxRunMs = Math.max(15 * 60_000, actionMs + 10 * 60_000);
   const lines = [

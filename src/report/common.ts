@@ -54,7 +54,8 @@ export function conclusionFor(
   }
 }
 
-const ICONS: Record<Verdict, string> = {
+/** Each verdict's icon, in every Markdown report. */
+export const VERDICT_ICONS: Readonly<Record<Verdict, string>> = {
   held: '✅',
   deviated: '❌',
   aborted: '🛑',
@@ -66,7 +67,7 @@ const ICONS: Record<Verdict, string> = {
 
 /** `❌ deviated`, or `⏳ unfinished` for a journal without a verdict. */
 export function verdictLabel(verdict: Verdict | null): string {
-  return verdict === null ? '⏳ unfinished' : `${ICONS[verdict]} ${verdict}`;
+  return verdict === null ? '⏳ unfinished' : `${VERDICT_ICONS[verdict]} ${verdict}`;
 }
 
 /** The name of the plan's check run and the key of its comment and findings issue. */

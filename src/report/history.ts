@@ -9,7 +9,7 @@ import type { UnreadJournal } from '../journal/collect.js';
 import type { PlanHistory, RunEntry, Untested } from '../journal/history.js';
 import type { Verdict } from '../journal/types.js';
 import { mdCell, mdText } from '../security/markdown-text.js';
-import { formatLatency, isoTime, verdictLabel } from './common.js';
+import { formatLatency, isoTime, VERDICT_ICONS, verdictLabel } from './common.js';
 import { escapeHtml } from './html/page.js';
 import { JOB_SUMMARY_LIMIT_BYTES, trimToLimit } from './limits.js';
 
@@ -24,16 +24,6 @@ export interface HistoryView {
   now: number;
 }
 
-const SHORT: Record<Verdict, string> = {
-  held: '✅',
-  deviated: '❌',
-  aborted: '🛑',
-  inconclusive: '❔',
-  'not-run': '⏸️',
-  refused: '⛔',
-  failed: '💥',
-};
-
 /** The page's chips: letters, which every font has (emoji need a font the viewer may lack). */
 const LETTER: Record<Verdict, string> = {
   held: 'H',
@@ -46,7 +36,7 @@ const LETTER: Record<Verdict, string> = {
 };
 
 function shortVerdict(v: Verdict | null): string {
-  return v === null ? '⏳' : SHORT[v];
+  return v === null ? '⏳' : VERDICT_ICONS[v];
 }
 
 /** `2 of 9` (22 %): verdict changes among consecutive runs of an unchanged plan. */
@@ -106,7 +96,7 @@ export function renderHistoryMarkdown(view: HistoryView): string {
   }
   out.push('', ...untestedMarkdown(view), '');
   out.push(
-    `Key: ${(Object.keys(SHORT) as Verdict[]).map((v) => `${SHORT[v]} ${v}`).join(' · ')} · ⏳ unfinished`,
+    `Key: ${(Object.keys(VERDICT_ICONS) as Verdict[]).map((v) => `${VERDICT_ICONS[v]} ${v}`).join(' · ')} · ⏳ unfinished`,
     '',
   );
   return trimToLimit(out.join('\n'), JOB_SUMMARY_LIMIT_BYTES, 'job summary', 'bytes');

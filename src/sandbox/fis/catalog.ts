@@ -8,6 +8,7 @@
  * What the sandbox adds is the effect: what running the action does to the canary (src/sandbox/faults.ts).
  */
 import {
+  isoDurationMs,
   FIS_MAX_ACTION_MS,
   FIS_MIN_ACTION_MS,
   FIS_REFERENCE,
@@ -125,19 +126,8 @@ export const ACTION_CATALOG: ReadonlyMap<string, CatalogAction> = new Map(
   }),
 );
 
-/**
- * Parses an ISO-8601 duration as FIS takes them (`PT1M`, `PT90S`, `PT1H30M`, `P1D`) to milliseconds;
- * undefined when it is not one.
- */
-export function parseIsoDuration(text: string): number | undefined {
-  const m =
-    /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
-      text,
-    );
-  if (!m || text === 'P' || text.endsWith('T')) return undefined;
-  const [, d, h, min, s] = m;
-  return ((Number(d ?? 0) * 24 + Number(h ?? 0)) * 60 + Number(min ?? 0)) * 60_000 + Number(s ?? 0) * 1000;
-}
+/** FIS's ISO-8601 durations, read as the plan checks read them: the reference's one parser. */
+export const parseIsoDuration: (text: string) => number | undefined = isoDurationMs;
 
 /**
  * Why a parameter value breaks its rule, in FIS's words ("must be …"); undefined when it is fine.

@@ -1,4 +1,0 @@
-import { createRequire as __cgCreateRequire } from 'node:module';
-const require = __cgCreateRequire(import.meta.url);
-import{a,b,c}from"./chunk-RRSK2OQI.js";import"./chunk-MDA6XQEP.js";import"./chunk-2CBHCUH5.js";import"./chunk-4RLLMRF4.js";import"./chunk-DXLVGJMC.js";import"./chunk-LMC7RMET.js";import"./chunk-25DXEFVI.js";export{c as fallbackNotice,a as isPlanReview,b as prComment};
-//# sourceMappingURL=comment-OU4CDONC.js.map
